@@ -1,0 +1,114 @@
+"""Machinery every variant's move generator shares: the result type, the use-as-many-dice
+filter, exact deduplication of afterstates, and per-position reductions over afterstates.
+
+All functions work on flat arrays of candidate rows tagged with the index of the position (or
+"group") they belong to; none loops in Python over positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Afterstates:
+    """All distinct legal afterstates of a batch of positions.
+
+    boards: [N, W] rows, still seen from the player who moved (not flipped).
+    parent: [N] int64, index of the input position each row came from; non-decreasing, every
+            input position has at least one row (a roll with no legal play yields the position
+            itself with an empty play).
+    plays:  the play of each row in standard notation, when asked for (else None).
+    """
+
+    boards: np.ndarray
+    parent: np.ndarray
+    plays: list[str] | None = None
+
+    def __len__(self) -> int:
+        return int(self.parent.shape[0])
+
+    def counts(self, n_positions: int) -> np.ndarray:
+        return np.bincount(self.parent, minlength=n_positions)
+
+    def starts(self, n_positions: int) -> np.ndarray:
+        """Index of each position's first row (rows of one position are contiguous)."""
+        return np.searchsorted(self.parent, np.arange(n_positions))
+
+
+_HASH_MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                       0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
+                       0x2545F4914F6CDD1D, 0x94D049BB133111EB], dtype=np.uint64)
+
+
+def as_words(rows: np.ndarray) -> np.ndarray:
+    """View int8 rows as uint64 words, padding the row width to a multiple of 8 if needed."""
+    rows = np.ascontiguousarray(rows)
+    width = rows.shape[1]
+    pad = (-width) % 8
+    if pad:
+        rows = np.concatenate([rows, np.zeros((rows.shape[0], pad), dtype=rows.dtype)], axis=1)
+    return rows.view(np.uint64)
+
+
+def unique_rows(rows: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Indices of the distinct (group, row) pairs, sorted by group; the first of equals is kept.
+
+    Rows are hashed to one 64-bit word and sorted by (group, hash); neighbours are then compared
+    word by word, so two different rows are never merged (exact), whatever the hash does.
+    """
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    words = as_words(rows)
+    with np.errstate(over="ignore"):
+        h = (words * _HASH_MULT[: words.shape[1]]).sum(axis=1, dtype=np.uint64)
+        h ^= h >> np.uint64(29)
+    order = np.lexsort((h, group))
+    w = words[order]
+    g = group[order]
+    same = (g[1:] == g[:-1]) & (w[1:] == w[:-1]).all(axis=1)
+    keep = np.ones(order.shape[0], dtype=bool)
+    keep[1:] = ~same
+    return order[keep]
+
+
+def keep_most_dice(group: np.ndarray, n_moves: np.ndarray, first_die: np.ndarray,
+                   larger_die: np.ndarray, n_groups: int) -> np.ndarray:
+    """Mask of the candidate plays the use-as-many-dice rules allow.
+
+    Per group (one position and roll): only plays using the most dice survive; when that is a
+    single die of a non-double roll and some play uses the larger die, only those survive.
+    larger_die[g] is the larger die of group g's roll, or 0 for doubles (no such rule).
+    """
+    most = np.zeros(n_groups, dtype=n_moves.dtype)
+    np.maximum.at(most, group, n_moves)
+    keep = n_moves == most[group]
+    one = keep & (n_moves == 1) & (larger_die[group] > 0)
+    if one.any():
+        uses_larger = one & (first_die == larger_die[group])
+        has_larger = np.zeros(n_groups, dtype=bool)
+        has_larger[group[uses_larger]] = True
+        keep &= ~(one & has_larger[group] & ~uses_larger)
+    return keep
+
+
+def segment_argmax(scores: np.ndarray, parent: np.ndarray, n_positions: int) -> np.ndarray:
+    """For each position, the row index of its highest score (first one on ties)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((-scores, parent))
+    first = np.ones(order.shape[0], dtype=bool)
+    p = parent[order]
+    first[1:] = p[1:] != p[:-1]
+    chosen = order[first]
+    if chosen.shape[0] != n_positions:
+        raise ValueError("every position needs at least one afterstate")
+    return chosen
+
+
+def segment_random(u: np.ndarray, parent: np.ndarray, n_positions: int) -> np.ndarray:
+    """For each position, one of its rows uniformly at random; u[i] in [0, 1) per position."""
+    counts = np.bincount(parent, minlength=n_positions)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return starts + np.minimum((u * counts).astype(np.int64), counts - 1)

@@ -1,0 +1,114 @@
+"""The lockstep game loop: B games advance together, one turn per step, for any variant.
+
+Each step rolls for every unfinished game, generates all afterstates in one batch, lets each
+seat's agent choose for the games where it is to move, and moves on. Games end independently;
+finished games drop out of the batch. Dice come from each game's own counter-based stream
+(engine.dice), so a game's dice depend only on (seed, game id): the same game id replays the
+same dice whoever sits where, which is how the match runner gets common random numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from . import dice as dice_mod
+from .common import Afterstates
+
+
+class Agent(Protocol):
+    """Anything that picks one afterstate per position.
+
+    before: [n, W] positions seen from the mover; dice: [n, 2]; after: their afterstates.
+    Returns [n] row indices into `after.boards`, one per position.
+    """
+
+    name: str
+
+    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after: Afterstates) -> np.ndarray: ...
+
+
+@dataclass
+class GameResults:
+    """Per game: winner seat (0 or 1), points won (1 single, 2 gammon, 3 backgammon), turns."""
+
+    winner: np.ndarray
+    points: np.ndarray
+    turns: np.ndarray
+    records: list | None = field(default=None, repr=False)
+
+    def seat_points(self, seat: int) -> np.ndarray:
+        """Points per game from `seat`'s side: +points if it won, -points if it lost."""
+        return np.where(self.winner == seat, self.points, -self.points).astype(np.int64)
+
+
+def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray | None = None,
+               max_turns: int = 5000, record: bool = False) -> GameResults:
+    """Play n_games between agents[0] (seat 0) and agents[1] (seat 1), all in lockstep.
+
+    record=True keeps, per game, the list of turns (mover seat, dice, play, position before the
+    play as seen by the mover) for game records.
+    """
+    ids = np.arange(n_games, dtype=np.int64) if game_ids is None else np.asarray(game_ids, np.int64)
+    n = ids.shape[0]
+    first, opening, counter = dice_mod.opening_rolls(seed, ids)
+    boards = variant.initial_boards(n)
+    mover = first.astype(np.int8)
+    winner = np.full(n, -1, dtype=np.int8)
+    points = np.zeros(n, dtype=np.int8)
+    turns = np.zeros(n, dtype=np.int32)
+    records = [[] for _ in range(n)] if record else None
+    live = np.arange(n)
+    dice = opening
+    for _ in range(max_turns):
+        if live.size == 0:
+            break
+        b = boards[live]
+        after = variant.legal_afterstates(b, dice, with_plays=record)
+        chosen = np.empty(live.size, dtype=np.int64)
+        for seat in (0, 1):
+            sel = np.flatnonzero(mover[live] == seat)
+            if sel.size == 0:
+                continue
+            sub = _subset(after, sel, live.size)
+            pick = np.asarray(agents[seat].choose(variant, b[sel], dice[sel], sub))
+            chosen[sel] = sub.index[pick]
+        new = after.boards[chosen]
+        if record:
+            for j, g in enumerate(live):
+                records[g].append({"seat": int(mover[g]), "dice": [int(x) for x in dice[j]],
+                                   "before": b[j].copy(), "play": after.plays[chosen[j]]})
+        turns[live] += 1
+        won = variant.winner_points(new)
+        done = won > 0
+        winner[live[done]] = mover[live[done]]
+        points[live[done]] = won[done]
+        again = variant.extra_turn(dice) & ~done
+        new = np.where(again[:, None], new, variant.flip(new))
+        boards[live] = new
+        mover[live] = np.where(again, mover[live], 1 - mover[live])
+        live = live[~done]
+        if live.size:
+            dice = dice_mod.roll(seed, ids[live], counter[live])
+            counter[live] += 1
+    if live.size:
+        raise RuntimeError(f"{live.size} games did not finish within {max_turns} turns")
+    return GameResults(winner=winner, points=points, turns=turns, records=records)
+
+
+@dataclass
+class _Subset(Afterstates):
+    index: np.ndarray = None  # row index of each kept row in the full Afterstates
+
+
+def _subset(after: Afterstates, positions: np.ndarray, n_positions: int) -> _Subset:
+    """The afterstates of some positions only, re-numbered 0..len(positions)-1."""
+    if positions.size == n_positions:
+        return _Subset(after.boards, after.parent, after.plays, index=np.arange(len(after)))
+    remap = np.full(n_positions, -1, dtype=np.int64)
+    remap[positions] = np.arange(positions.size)
+    keep = np.flatnonzero(remap[after.parent] >= 0)
+    plays = None if after.plays is None else [after.plays[i] for i in keep]
+    return _Subset(after.boards[keep], remap[after.parent[keep]], plays, index=keep)
