@@ -48,3 +48,24 @@ def flip(boards: np.ndarray) -> np.ndarray:
     out[..., OFF] = boards[..., OPP_OFF]
     out[..., OPP_OFF] = boards[..., OFF]
     return out
+
+
+def to_classic(boards: np.ndarray) -> np.ndarray:
+    """Class-blind view: the classic [B, 30] row with the same checker counts per point.
+
+    Used by class-blind bots (pubeval on Abak). A mixed column is shown as its top checker's
+    colour with that colour's count there (the trapped checkers below are left out, so a side's
+    total can be under 15 in this view).
+    """
+    from ..board import WIDTH as CW, BAR as CBAR, OPP_BAR as COPP_BAR, OFF as COFF, OPP_OFF as COPP_OFF
+    boards = np.asarray(boards)
+    st = stacks(boards)
+    out = np.zeros(boards.shape[:-1] + (CW,), dtype=np.int8)
+    height = (st != 0).sum(-1)
+    top = np.take_along_axis(st, np.maximum(height - 1, 0)[..., None], axis=-1)[..., 0]
+    out[..., :N_POINTS] = np.where(top > 0, (st > 0).sum(-1), -(st < 0).sum(-1))
+    out[..., CBAR] = boards[..., BAR:BAR + 6].sum(-1)
+    out[..., COPP_BAR] = boards[..., OPP_BAR:OPP_BAR + 6].sum(-1)
+    out[..., COFF] = boards[..., OFF]
+    out[..., COPP_OFF] = boards[..., OPP_OFF]
+    return out
