@@ -80,6 +80,25 @@ def match_award(points: np.ndarray, winner_away: np.ndarray) -> np.ndarray:
     return np.minimum(points, winner_away)
 
 
+@dataclass
+class CubeContext:
+    """Cube and match state of each position, seen from the player to move.
+
+    owner: 0 centred, 1 the player to move owns the cube, -1 its opponent does.
+    away / opp_away: points still needed in a match (None in money play); met: the table.
+    """
+
+    value: np.ndarray
+    owner: np.ndarray
+    away: np.ndarray | None = None
+    opp_away: np.ndarray | None = None
+    met: np.ndarray | None = None
+
+    @property
+    def is_match(self) -> bool:
+        return self.away is not None
+
+
 # ----------------------------------------------------------------------------- match equity
 
 def match_equity_table(length: int, gammon_rate: float = 0.26) -> tuple[np.ndarray, np.ndarray]:
