@@ -33,3 +33,15 @@ def test_same_seed_same_games():
     r1 = play_games(v, [RandomAgent(5), RandomAgent(6)], 16, seed=11)
     r2 = play_games(v, [RandomAgent(5), RandomAgent(6)], 16, seed=11)
     assert (r1.turns == r2.turns).all() and (r1.winner == r2.winner).all()
+
+
+def test_random_play_positions_are_valid_and_reproducible():
+    from abak_rl.engine.game import random_play_positions
+
+    for name in ("standard", "acey_deucey"):
+        v = get_variant(name)
+        b1, d1 = random_play_positions(v, 4, seed=9)
+        b2, d2 = random_play_positions(v, 4, seed=9)
+        assert (b1 == b2).all() and (d1 == d2).all() and len(b1) == len(d1) > 40
+        v.validate(b1)  # raises on any malformed position
+        assert d1.min() >= 1 and d1.max() <= 6

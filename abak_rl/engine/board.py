@@ -94,3 +94,21 @@ def validate_boards(boards: np.ndarray, *, allow_pool: bool = False) -> np.ndarr
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"position {i}: {message}")
     return boards.astype(np.int8)
+
+
+def row_from_points(points: dict[int, int], *, bar: tuple[int, int] = (0, 0),
+                    pool: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """One classic row, written as people read a diagram: mover's point -> checkers (> 0 the
+    mover's, < 0 the opponent's), bar and pool as (mover, opponent); the rest is borne off."""
+    row = np.zeros(WIDTH, dtype=np.int16)
+    for point, count in points.items():
+        if not 1 <= int(point) <= N_POINTS:
+            raise ValueError(f"point {point} is not in 1..24")
+        row[int(point) - 1] = count
+    row[BAR], row[OPP_BAR] = bar
+    row[POOL], row[OPP_POOL] = pool
+    row[OFF] = CHECKERS - mover_total(row[None])[0]
+    row[OPP_OFF] = CHECKERS - opponent_total(row[None])[0]
+    if row[OFF] < 0 or row[OPP_OFF] < 0:
+        raise ValueError("more than 15 checkers for one side")
+    return validate_boards(row[None], allow_pool=bool(pool[0] or pool[1]))[0]

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from . import dice as dice_mod
-from .common import Afterstates
+from .common import Afterstates, segment_random
 
 
 class Agent(Protocol):
@@ -111,4 +111,30 @@ def _subset(after: Afterstates, positions: np.ndarray, n_positions: int) -> _Sub
     remap[positions] = np.arange(positions.size)
     keep = np.flatnonzero(remap[after.parent] >= 0)
     plays = None if after.plays is None else [after.plays[i] for i in keep]
-    return _Subset(after.boards[keep], remap[after.parent[keep]], plays, index=keep)
+    return _Subset(after.boards.take(keep, axis=0), remap[after.parent[keep]], plays, index=keep)
+
+
+class _RandomRecorder:
+    """Plays uniformly at random and keeps every position and roll it is shown."""
+
+    name = "random"
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.boards, self.dice = [], []
+
+    def choose(self, variant, before, dice, after):
+        self.boards.append(before)
+        self.dice.append(np.asarray(dice))
+        return segment_random(self.rng.random(before.shape[0]), after.parent, before.shape[0])
+
+
+def random_play_positions(variant, n_games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every position (seen from the mover) and roll met in n_games of uniformly random play.
+
+    The realistic input for benchmarks and cross-checks: openings, contact, bar, races and
+    bear-offs in the proportions that real (if weak) games produce them.
+    """
+    rec = _RandomRecorder(seed)
+    play_games(variant, [rec, rec], n_games, seed)
+    return np.concatenate(rec.boards), np.concatenate(rec.dice).astype(np.int8)

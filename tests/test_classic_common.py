@@ -1,0 +1,43 @@
+"""The shared machinery of engine/common.py that every generator's exactness rests on."""
+
+import numpy as np
+
+from abak_rl.engine.common import bit_positions, dedup_hashed, keep_most_dice, unique_rows
+
+
+def test_bit_positions_lists_every_set_bit_in_order():
+    rng = np.random.default_rng(1)
+    masks = rng.integers(0, 1 << 26, size=500) & rng.integers(0, 1 << 26, size=500)
+    masks[:3] = [0, (1 << 26) - 1, 1 << 25]
+    idx, bits = bit_positions(masks)
+    want = np.nonzero((masks[:, None] >> np.arange(26)) & 1)
+    assert (idx == want[0]).all() and (bits == want[1]).all()
+
+
+def _distinct(group, rows, keep):
+    return sorted((int(g), r.tobytes()) for g, r in zip(group[keep], rows[keep]))
+
+
+def test_dedup_is_exact_even_when_every_hash_collides():
+    rng = np.random.default_rng(2)
+    rows = rng.integers(-2, 3, size=(400, 32)).astype(np.int8)
+    rows[200:] = rows[:200]  # every row twice
+    rows[::7, 5] = 9  # and some made different again
+    group = rng.integers(0, 3, size=400)
+    truth = sorted({(int(g), r.tobytes()) for g, r in zip(group, rows)})
+    for h in (np.zeros(400, np.uint64),  # worst possible hash: all equal
+              rows.view(np.uint64)[:, 0] ^ rows.view(np.uint64)[:, 1]):
+        keep = dedup_hashed(group, h, rows)
+        assert _distinct(group, rows, keep) == truth
+    assert _distinct(group, rows, unique_rows(rows, group)) == truth
+
+
+def test_keep_most_dice_prefers_more_dice_then_the_larger_die():
+    # group 0: plays with 2, 2, 1 dice -> the two 2-dice plays; group 1 (roll 6-3): only single
+    # dice, one with the 6 -> just that; group 2 (roll 5-4): only the 4 is playable -> kept.
+    group = np.array([0, 0, 0, 1, 1, 2])
+    n_moves = np.array([2, 2, 1, 1, 1, 1])
+    first = np.array([3, 5, 3, 3, 6, 4])
+    larger = np.array([5, 6, 5])
+    assert keep_most_dice(group, n_moves, first, larger, 3).tolist() == [True, True, False,
+                                                                          False, True, True]
