@@ -41,3 +41,19 @@ def test_keep_most_dice_prefers_more_dice_then_the_larger_die():
     larger = np.array([5, 6, 5])
     assert keep_most_dice(group, n_moves, first, larger, 3).tolist() == [True, True, False,
                                                                           False, True, True]
+
+
+def test_unique_rows_is_exact_for_wide_rows_with_interleaved_duplicates():
+    # 134-byte rows (Abak width), duplicates far apart in the input and spread over two groups:
+    # the result must be exactly the distinct (group, row) pairs (the hash-sorted version this
+    # replaced raised on rows over 64 bytes and could leave equal rows apart)
+    rng = np.random.default_rng(0)
+    base = rng.integers(-6, 7, size=(50, 134)).astype(np.int8)
+    rows = np.concatenate([base, base[::-1], base[:10]])
+    group = np.zeros(rows.shape[0], dtype=np.int64)
+    group[:25] = 1
+    group[75:100] = 1
+    keep = unique_rows(rows, group)
+    pairs = {(int(g), r.tobytes()) for g, r in zip(group, rows)}
+    assert len(keep) == len(pairs)
+    assert {(int(group[i]), rows[i].tobytes()) for i in keep} == pairs

@@ -62,11 +62,6 @@ class Afterstates:
         return np.searchsorted(self.parent, np.arange(n_positions))
 
 
-_HASH_MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                       0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
-                       0x2545F4914F6CDD1D, 0x94D049BB133111EB], dtype=np.uint64)
-
-
 def as_words(rows: np.ndarray) -> np.ndarray:
     """View int8 rows as uint64 words, padding the row width to a multiple of 8 if needed."""
     rows = np.ascontiguousarray(rows)
@@ -80,21 +75,18 @@ def as_words(rows: np.ndarray) -> np.ndarray:
 def unique_rows(rows: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Indices of the distinct (group, row) pairs, sorted by group; the first of equals is kept.
 
-    Rows are hashed to one 64-bit word and sorted by (group, hash); neighbours are then compared
-    word by word, so two different rows are never merged (exact), whatever the hash does.
+    A full lexicographic sort by (group, row words) puts equal rows next to each other, so the
+    result is exact for rows of any width. (A sort by a hash alone is not: rows with equal
+    hashes can interleave with different rows and escape the neighbour comparison.)
     """
     if rows.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     words = as_words(rows)
-    with np.errstate(over="ignore"):
-        h = (words * _HASH_MULT[: words.shape[1]]).sum(axis=1, dtype=np.uint64)
-        h ^= h >> np.uint64(29)
-    order = np.lexsort((h, group))
+    order = np.lexsort(tuple(words.T[::-1]) + (group,))
     w = words.take(order, axis=0)
     g = group[order]
-    same = (g[1:] == g[:-1]) & (w[1:] == w[:-1]).all(axis=1)
     keep = np.ones(order.shape[0], dtype=bool)
-    keep[1:] = ~same
+    keep[1:] = (g[1:] != g[:-1]) | (w[1:] != w[:-1]).any(axis=1)
     return order[keep]
 
 

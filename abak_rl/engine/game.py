@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dice as dice_mod
 from .common import Afterstates, segment_random
+from .deadlock import turn_result
 
 
 class Agent(Protocol):
@@ -81,10 +82,10 @@ def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray
                 records[g].append({"seat": int(mover[g]), "dice": [int(x) for x in dice[j]],
                                    "before": b[j].copy(), "play": after.plays[chosen[j]]})
         turns[live] += 1
-        won = variant.winner_points(new)
-        done = won > 0
-        winner[live[done]] = mover[live[done]]
-        points[live[done]] = won[done]
+        result = turn_result(variant, b, new)
+        done = result != 0
+        winner[live[done]] = np.where(result[done] > 0, mover[live[done]], 1 - mover[live[done]])
+        points[live[done]] = np.abs(result[done])
         again = variant.extra_turn(dice) & ~done
         new = np.where(again[:, None], new, variant.flip(new))
         boards[live] = new

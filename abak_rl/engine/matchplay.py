@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dice as dice_mod
 from .cube import CENTRED, CubeContext, game_points, match_award, match_equity_table
+from .deadlock import turn_result
 from .game import _subset
 
 GAMES_PER_SLOT = 1024
@@ -147,15 +148,15 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
                 pick = np.asarray(agents[seat].choose(variant, b[sel], dice[live][sel], sub))
                 chosen[sel] = sub.index[pick]
         new = after.boards[chosen]
-        result = variant.winner_points(new)
-        done = result > 0
+        result = turn_result(variant, b, new)
+        done = result != 0
         again = variant.extra_turn(dice[live]) & ~done
         boards[live] = np.where(again[:, None], new, variant.flip(new))
         if done.any():
             slots = live[done]
-            pts = game_points(result[done], value[slots], owner[slots],
+            pts = game_points(np.abs(result[done]), value[slots], owner[slots],
                               jacoby=jacoby and not match_length)
-            winner = mover[slots].copy()
+            winner = np.where(result[done] > 0, mover[slots], 1 - mover[slots])
             end_games(slots, winner, pts)
         cont = live[~done]
         mover[cont] = np.where(again[~done], mover[cont], 1 - mover[cont])

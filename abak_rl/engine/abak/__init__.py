@@ -1,0 +1,1 @@
+"""Abak Evolution: stack encoding (board), batched move generator (movegen), variant object."""
