@@ -1,0 +1,85 @@
+"""Feature sets: how a batch of board rows becomes the network's input, in NumPy, whole batches.
+
+Every feature set has a name, a version and a size. A checkpoint records all three and refuses to
+load into a feature set that differs in any of them: a net trained on one encoding silently
+misreads another. Bump `version` whenever an encoding changes in any way.
+
+Perspective: a feature set encodes an AFTERSTATE seen from the player who just moved (the rows
+the move generator returns, not flipped). The extra `again` flag says that this same player rolls
+again next (Acey-deucey's 1-2); otherwise the opponent is on roll.
+
+    td198        standard, nackgammon   Tesauro's 198 units
+    td198_pool   acey_deucey            td198 + 2 pool units (200)
+    abak_stack   abak                   stack- and class-aware Abak encoding (see abak.py)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    name: str
+    version: int
+    size: int
+    variants: tuple[str, ...]        # variant names this encoding can describe
+    board_width: int
+    _encode: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+    def encode(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+        """float32 [N, size] features of afterstates `boards` (seen from the player who moved).
+
+        again: [N] bool, True where that player rolls again next (default: all False).
+        """
+        boards = np.asarray(boards)
+        if boards.ndim != 2 or boards.shape[1] != self.board_width:
+            raise ValueError(f"feature set {self.name!r} expects boards of shape [N, {self.board_width}], "
+                             f"got {list(boards.shape)}")
+        if again is None:
+            again = np.zeros(boards.shape[0], dtype=bool)
+        return self._encode(boards, np.asarray(again, dtype=bool))
+
+    def describe(self) -> dict:
+        """What a checkpoint records."""
+        return {"name": self.name, "version": self.version, "size": self.size}
+
+    def check_compatible(self, recorded: dict, where: str = "checkpoint") -> None:
+        """Raise ValueError unless `recorded` (from describe()) is exactly this feature set."""
+        if recorded != self.describe():
+            raise ValueError(f"{where} was trained with feature set {recorded}, which differs from "
+                             f"the current {self.describe()}; it cannot be loaded into this one")
+
+
+def _registry() -> dict[str, FeatureSet]:
+    from . import abak, classic
+    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK]
+    return {s.name: s for s in sets}
+
+
+FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack")
+DEFAULT_FOR_VARIANT = {"standard": "td198", "nackgammon": "td198", "acey_deucey": "td198_pool",
+                       "abak": "abak_stack"}
+
+
+def get_feature_set(name: str) -> FeatureSet:
+    reg = _registry()
+    if name not in reg:
+        raise ValueError(f"unknown feature set {name!r}; expected one of {', '.join(reg)}")
+    return reg[name]
+
+
+def feature_set_for(variant_name: str, name: str = "auto") -> FeatureSet:
+    """The feature set `name` ('auto' = the variant's default), checked to fit the variant."""
+    if name in (None, "auto"):
+        if variant_name not in DEFAULT_FOR_VARIANT:
+            raise ValueError(f"no feature set for variant {variant_name!r}")
+        name = DEFAULT_FOR_VARIANT[variant_name]
+    fs = get_feature_set(name)
+    if variant_name not in fs.variants:
+        raise ValueError(f"feature set {name!r} cannot describe variant {variant_name!r} "
+                         f"(it fits {', '.join(fs.variants)})")
+    return fs

@@ -1,0 +1,81 @@
+"""Agents by name, so the CLI, the trainer and the tournament all spell opponents the same way.
+
+Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1]",
+"export:<dir>[,ply=0|1]" (an exported model, run torch-free by abak_rl.inference) and
+"onnx:<file.onnx>[,ply=0|1]" (the same, forced through ONNX Runtime).
+Neural and exported agents are imported only when asked for, so the baselines work without them.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+BUILTIN = ("random", "pubeval", "heuristic", "gnubg")
+PREFIXES = ("checkpoint:", "export:", "onnx:")
+
+
+def _builtin(name: str, variant, seed: int):
+    if name == "random":
+        from .random_agent import RandomAgent
+        return RandomAgent(seed)
+    if name == "pubeval":
+        from .pubeval import PubevalAgent
+        return PubevalAgent(seed)
+    if name == "heuristic":
+        from .heuristic import HeuristicAgent
+        return HeuristicAgent(seed)
+    from .gnubg_agent import GnubgAgent
+    return GnubgAgent(variant, seed)
+
+
+def _load(module: str, func: str, what: str):
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise RuntimeError(f"{what} agents are not available yet: module {module} is missing") from exc
+    if not hasattr(mod, func):
+        raise RuntimeError(f"{what} agents are not available yet: {module}.{func} is missing")
+    return getattr(mod, func)
+
+
+def parse_checkpoint_spec(spec: str) -> tuple[str, int]:
+    """'checkpoint:<path>[,ply=N]' -> (path, ply); ply is 0 or 1."""
+    body = spec[len("checkpoint:"):]
+    path, ply = body, 0
+    if "," in body:
+        path, _, opt = body.rpartition(",")
+        key, eq, value = opt.partition("=")
+        if key.strip() != "ply" or not eq:
+            raise ValueError(f"bad checkpoint option {opt!r} in {spec!r}; expected ply=0 or ply=1")
+        if value.strip() not in ("0", "1"):
+            raise ValueError(f"bad ply {value!r} in {spec!r}; expected 0 or 1")
+        ply = int(value)
+    if not path:
+        raise ValueError(f"agent spec {spec!r} names no checkpoint path")
+    return path, ply
+
+
+def make_agent(spec: str, variant, seed: int = 0):
+    """The agent a spec names (see module docstring); a bad spec raises ValueError naming it."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    if spec in BUILTIN:
+        agent = _builtin(spec, variant, seed)
+    elif spec.startswith("checkpoint:"):
+        path, ply = parse_checkpoint_spec(spec)
+        load = _load("abak_rl.agents.neural", "load_neural_agent", "checkpoint")
+        agent = load(path, variant, ply=ply)
+    elif spec.startswith(("onnx:", "export:")):
+        kind, _, body = spec.partition(":")
+        path, ply = parse_checkpoint_spec("checkpoint:" + body)   # the same ",ply=N" option
+        load = _load("abak_rl.inference", "load_exported_agent", "exported-model")
+        agent = load(path, variant, ply=ply, backend="onnx" if kind == "onnx" else "auto")
+    else:
+        raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, "
+                         f"checkpoint:<path>[,ply=1], export:<dir> or onnx:<file>")
+    if not getattr(agent, "name", None):
+        agent.name = spec
+    return agent

@@ -1,0 +1,88 @@
+"""`abak-rl evaluate | tournament | curve`: key=value front ends over the evaluation modules."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .args import REQUIRED, ArgError, parse, usage
+
+EVALUATE = {
+    "agent": (str, REQUIRED), "opponent": (str, "pubeval"), "games": (int, 10_000),
+    "variant": (str, "standard"), "seed": (int, 0), "batch": (int, 1000), "out": (str, ""),
+}
+TOURNAMENT = {
+    "agents": (list, REQUIRED), "games": (int, 2000), "variant": (str, "standard"),
+    "seed": (int, 0), "batch": (int, 1000), "out": (str, "tournament"), "bootstrap": (int, 1000),
+    "anchor": (str, ""),
+}
+CURVE = {
+    "run": (str, REQUIRED), "opponents": (list, ["random", "pubeval"]), "games": (int, 2000),
+    "variant": (str, ""), "seed": (int, 0), "batch": (int, 1000), "ply": (int, 0),
+    "out": (str, ""), "tensorboard": (str, ""),
+}
+
+
+def _run(argv: list[str], spec: dict, command: str, body) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(usage(spec, command))
+        return 0
+    try:
+        return body(parse(argv, spec, command)) or 0
+    except (ArgError, ValueError, RuntimeError, FileNotFoundError) as exc:
+        print(f"abak-rl {command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def write_json(path: str, obj) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(obj, indent=2) + "\n")
+
+
+def format_match(r: dict) -> str:
+    return (f"{r['agent']} vs {r['opponent']} ({r['variant']}, {r['games']} games, seed {r['seed']}): "
+            f"{r['ppg']:+.3f} ± {r['ppg_ci95']:.3f} ppg, wins {100 * r['win_rate']:.1f}%, "
+            f"gammons {100 * r['gammon_rate']:.1f}% won / {100 * r['lose_gammon_rate']:.1f}% lost, "
+            f"backgammons {100 * r['backgammon_rate']:.1f}% / {100 * r['lose_backgammon_rate']:.1f}%, "
+            f"{r['games_per_s']:.1f} games/s")
+
+
+def _evaluate(a: dict) -> int:
+    from .match import run_match
+    r = run_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"], batch=a["batch"])
+    print(format_match(r))
+    if a["out"]:
+        write_json(a["out"], r)
+    return 0
+
+
+def _tournament(a: dict) -> int:
+    from .tournament import run_tournament, write_outputs
+    result = run_tournament(a["agents"], a["variant"], a["games"], a["seed"], batch=a["batch"],
+                            bootstrap=a["bootstrap"], anchor=a["anchor"] or None)
+    for line in write_outputs(result, a["out"]):
+        print(line)
+    return 0
+
+
+def _curve(a: dict) -> int:
+    from .curve import run_curve
+    for line in run_curve(a["run"], a["opponents"], games=a["games"], variant=a["variant"] or None,
+                          seed=a["seed"], batch=a["batch"], ply=a["ply"], out=a["out"] or None,
+                          tensorboard=a["tensorboard"] or None):
+        print(line)
+    return 0
+
+
+def evaluate_main(argv: list[str]) -> int:
+    return _run(argv, EVALUATE, "evaluate", _evaluate)
+
+
+def tournament_main(argv: list[str]) -> int:
+    return _run(argv, TOURNAMENT, "tournament", _tournament)
+
+
+def curve_main(argv: list[str]) -> int:
+    return _run(argv, CURVE, "curve", _curve)

@@ -1,0 +1,301 @@
+"""A training checkpoint -> weights in a portable format plus a JSON model card.
+
+    export_checkpoint("checkpoints/<run>/best.pt", ["onnx", "safetensors"], "exports/mybot")
+
+writes exports/mybot/model_card.json and model.onnx / model.safetensors / model.ts. The model
+card says everything a program needs to use the weights without this project's training code:
+variant, feature set (name, version, input size), the meaning and order of the five outputs and
+the perspective they are seen from, the network's shape, the training config, games trained and
+the latest evaluation results (docs/export.md lists every field).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .. import inference as inf
+from ..features import get_feature_set
+
+FORMATS = ("onnx", "safetensors", "torchscript")
+ONNX_OPSET = 17
+
+OUTPUT_MEANING = {
+    "p_win": "the player who just moved wins the game (any kind of win)",
+    "p_wg": "that player wins a gammon or a backgammon",
+    "p_wbg": "that player wins a backgammon",
+    "p_lg": "that player loses a gammon or a backgammon",
+    "p_lbg": "that player loses a backgammon",
+}
+PERSPECTIVE = ("The net scores an AFTERSTATE: the position right after a play, seen from the player "
+               "who just made it (rows of the move generator, not flipped). Its outputs are that "
+               "player's outcome probabilities, the opponent being on roll next (except after "
+               "Acey-deucey's 1-2, flagged in the features). To rank plays, encode every legal "
+               "afterstate and take the highest equity. The chances of the player to move BEFORE "
+               "its roll are swap(net(flip(position))): the position as the opponent's afterstate, "
+               "seen back from the other side.")
+EQUITY = "2*p_win - 1 + p_wg - p_lg + p_wbg - p_lbg  (cubeless points per game for that player)"
+SWAP = "(1 - p_win, p_lg, p_lbg, p_wg, p_wbg)  (the same probabilities seen from the opponent)"
+
+
+def load_checkpoint_net(path: str | Path):
+    """(checkpoint data, EvalNet in eval mode, feature set) from a checkpoint file or run folder."""
+    from ..train.checkpoint import CheckpointError, build_net_from, load_checkpoint
+    data = load_checkpoint(path)
+    try:
+        fs = get_feature_set(data["features"]["name"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {data['path']}: bad feature set record "
+                              f"{data.get('features')!r}: {e}") from None
+    net = build_net_from(data, fs)
+    net.eval()
+    return data, net, fs
+
+
+def variant_options(config: dict) -> dict:
+    """get_variant() options recorded in a checkpoint's config (e.g. a non-default start)."""
+    v = dict((config or {}).get("variant") or {})
+    v.pop("name", None)
+    return {k: val for k, val in v.items()
+            if val is not None and not (k == "enter_all_before_moving" and val is False)}
+
+
+def _finite(x):
+    """JSON-safe copy: NaN/inf become null, NumPy/torch scalars become numbers."""
+    if isinstance(x, dict):
+        return {str(k): _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, torch.Tensor):
+        x = x.tolist()
+        return _finite(x)
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
+    """The model card of a loaded checkpoint (files: format -> written file, for checksums)."""
+    import abak_rl
+    counters = dict(data.get("counters") or {})
+    history = list(counters.get("history") or [])
+    config = data.get("config") or {}
+    shape = dict(data["model"])
+    card = {
+        "format": inf.CARD_FORMAT,
+        "format_version": inf.CARD_FORMAT_VERSION,
+        "name": config.get("run") or Path(str(data.get("path", "model"))).parent.name or "model",
+        "variant": data["variant"],
+        "variant_options": variant_options(config),
+        "feature_set": {"name": fs.name, "version": fs.version, "size": fs.size,
+                        "board_width": fs.board_width, "variants": list(fs.variants)},
+        "input": {"name": inf.INPUT_NAME, "dtype": "float32", "shape": ["batch", fs.size],
+                  "encoder": f"abak_rl.features.get_feature_set({fs.name!r}).encode(afterstates, again)"},
+        "outputs": {"name": inf.OUTPUT_NAME, "dtype": "float32", "shape": ["batch", len(inf.OUTPUTS)],
+                    "order": list(inf.OUTPUTS), "meaning": OUTPUT_MEANING,
+                    "cumulative": "gammon includes backgammons: p_win >= p_wg >= p_wbg, "
+                                  "1 - p_win >= p_lg >= p_lbg",
+                    "perspective": PERSPECTIVE, "equity": EQUITY, "swap_perspective": SWAP},
+        "network": {"type": "mlp", **{k: shape[k] for k in ("n_inputs", "hidden", "layers", "activation")},
+                    "output_activation": "sigmoid",
+                    "tensors": "body.{2i}.weight [out, in] and body.{2i}.bias [out] for i = 0..layers "
+                               "(the last one is the output layer); y = x @ W.T + b"},
+        "training": {
+            "games": counters.get("games"),
+            "updates": counters.get("updates"),
+            "states": counters.get("states"),
+            "seconds": counters.get("seconds"),
+            "config": config,
+        },
+        "evaluation": {
+            "latest": history[-1] if history else None,
+            "best_ppg": counters.get("best_ppg"),
+            "best_at_games": counters.get("best_games"),
+            "history": history,
+        },
+        "source": {"checkpoint": str(data.get("path")),
+                   "checkpoint_format_version": data.get("format_version")},
+        "exported": {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "abak_rl": getattr(abak_rl, "__version__", None) or _pkg_version(),
+                     "torch": torch.__version__},
+        "files": {},
+    }
+    for fmt, p in (files or {}).items():
+        card["files"][fmt] = {"path": p.name, "sha256": _sha256(p)}
+    return _finite(card)
+
+
+def _pkg_version() -> str | None:
+    try:
+        from importlib.metadata import version
+        return version("abak-rl")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return None
+
+
+def export_onnx(net, n_inputs: int, path: Path) -> Path:
+    """ONNX with input 'features' [batch, n_inputs] and output 'probs' [batch, 5], dynamic batch."""
+    example = torch.zeros(2, n_inputs, dtype=torch.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, (example,), str(path), input_names=[inf.INPUT_NAME],
+                          output_names=[inf.OUTPUT_NAME], opset_version=ONNX_OPSET,
+                          dynamic_axes={inf.INPUT_NAME: {0: "batch"}, inf.OUTPUT_NAME: {0: "batch"}},
+                          dynamo=False)
+    import onnx
+    model = onnx.load(str(path))
+    onnx.checker.check_model(model)
+    return path
+
+
+def export_safetensors(net, path: Path, card_summary: dict) -> Path:
+    from safetensors.torch import save_file
+    tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in net.state_dict().items()}
+    meta = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in card_summary.items()}
+    save_file(tensors, str(path), metadata=meta)
+    return path
+
+
+def export_torchscript(net, path: Path) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scripted = torch.jit.script(net)
+        scripted.save(str(path))
+    return path
+
+
+def parse_formats(spec) -> list[str]:
+    """'onnx,safetensors' / ['onnx'] / 'all' -> list of formats; a bad name raises ValueError."""
+    if isinstance(spec, str):
+        items = [s.strip() for s in spec.replace("+", ",").split(",") if s.strip()]
+    else:
+        items = [str(s).strip() for s in spec]
+    if items == ["all"]:
+        return list(FORMATS)
+    if not items:
+        raise ValueError(f"no export format given; choose from {', '.join(FORMATS)} (comma-separated) or all")
+    for f in items:
+        if f not in FORMATS:
+            raise ValueError(f"unknown export format {f!r}; choose from {', '.join(FORMATS)} or all")
+    return list(dict.fromkeys(items))
+
+
+TOLERANCE = 1e-5
+
+
+def verify_export(out: Path, files: dict[str, Path], net, fs, variant, n: int, seed: int = 0) -> dict:
+    """Run every written file on n afterstates from random games and compare with the PyTorch
+    net; returns {format: max abs difference}; raises ExportError above TOLERANCE."""
+    from .sample import sample_afterstates
+    boards, again = sample_afterstates(variant, n, seed)
+    x = fs.encode(boards, again)
+    want = TorchForward(net)(x)
+    shape = {"n_inputs": fs.size, **{k: val for k, val in net.shape.items() if k != "n_inputs"}}
+    diffs = {}
+    for fmt, path in files.items():
+        if fmt == "onnx":
+            got = inf.OnnxRunner(path)(x)
+        elif fmt == "safetensors":
+            from safetensors.numpy import load_file
+            got = inf.NumpyMLP(load_file(str(path)), **shape)(x)
+        else:
+            with torch.no_grad():
+                got = torch.jit.load(str(path))(torch.from_numpy(x)).numpy()
+        diffs[fmt] = float(np.abs(got - want).max())
+        if not diffs[fmt] <= TOLERANCE:
+            raise inf.ExportError(f"{path}: outputs differ from the PyTorch net by {diffs[fmt]:.2e} "
+                                  f"(tolerance {TOLERANCE}) on {n} positions")
+    return {"positions": int(n), "tolerance": TOLERANCE, "max_abs_diff": diffs,
+            "reference": f"PyTorch {torch.__version__}, afterstates from random {variant.name} games"}
+
+
+def export_checkpoint(checkpoint: str | Path, formats, out: str | Path, verify: int = 200) -> dict:
+    """Export a checkpoint into folder `out`; returns the model card written there.
+
+    verify: number of positions from random games on which each written file is compared with
+    the PyTorch net (0 = no check); the result goes into the card's `verification`."""
+    from ..engine.variants import get_variant
+    formats = parse_formats(formats)
+    if int(verify) < 0:
+        raise ValueError(f"verify must be >= 0, got {verify}")
+    data, net, fs = load_checkpoint_net(checkpoint)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out={out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    summary = {"format": inf.CARD_FORMAT, "variant": data["variant"],
+               "feature_set": {"name": fs.name, "version": fs.version, "size": fs.size},
+               "network": dict(data["model"]), "outputs": list(inf.OUTPUTS)}
+    for fmt in formats:
+        path = out / inf.WEIGHT_FILES[fmt]
+        if fmt == "onnx":
+            files[fmt] = export_onnx(net, fs.size, path)
+        elif fmt == "safetensors":
+            files[fmt] = export_safetensors(net, path, summary)
+        else:
+            files[fmt] = export_torchscript(net, path)
+    for path in files.values():
+        path.chmod(0o644)
+    card = model_card(data, fs, files)
+    if int(verify):
+        variant = get_variant(data["variant"], **variant_options(data.get("config") or {}))
+        card["verification"] = verify_export(out, files, net, fs, variant, int(verify))
+    (out / inf.CARD_NAME).write_text(json.dumps(card, indent=2) + "\n")
+    return card
+
+
+# ----------------------------------------------------------------------------- any model -> Model
+
+class TorchForward:
+    """A PyTorch EvalNet as a NumPy callable [N, F] -> [N, 5] (CPU)."""
+
+    def __init__(self, net):
+        self.net = net.eval()
+
+    @torch.no_grad()
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return self.net(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))).numpy()
+
+
+def load_model(path: str | Path, variant=None, backend: str = "auto") -> inf.Model:
+    """A Model from either an export (folder with model_card.json, .onnx, .safetensors) or a
+    training checkpoint (.pt file, or a run folder holding latest.pt).
+
+    variant: variant object or name to play (default: the one the net was trained on).
+    """
+    from ..engine.variants import get_variant
+    p = Path(path)
+    is_export = (p.is_dir() and (p / inf.CARD_NAME).is_file()) or p.suffix in (".onnx", ".safetensors")
+    if is_export:
+        return inf.load_exported(p, backend=backend, variant=variant)
+    if not p.exists():
+        raise inf.ExportError(f"model not found: {p} (expected a checkpoint .pt file, a run folder "
+                              f"or an `abak-rl export` folder)")
+    data, net, fs = load_checkpoint_net(p)
+    if variant is None:
+        variant = get_variant(data["variant"], **variant_options(data.get("config") or {}))
+    elif isinstance(variant, str):
+        variant = get_variant(variant)
+    if variant.name not in fs.variants:
+        raise inf.ExportError(f"checkpoint {data['path']} (feature set {fs.name}) cannot play variant "
+                              f"{variant.name!r}; it fits {', '.join(fs.variants)}")
+    card = model_card(data, fs)
+    return inf.Model(TorchForward(net), fs, variant, card=card, source=str(p))

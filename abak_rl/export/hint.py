@@ -1,0 +1,141 @@
+"""`abak-rl hint`: the legal plays of a position ranked by equity, or its cube decision.
+
+Like GNU Backgammon's hint: with dice, every legal play with its cubeless equity, the difference
+to the best play and the five outcome probabilities of the player to move; without dice, the
+money cube decision before the roll (no double / double, take / double, pass) with the cubeful
+equities (Janowski, engine/cube.py). Output as a table or, with --json, as one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..inference import OUTPUTS, Model
+
+OWNERS = {"centred": 0, "centered": 0, "mover": 1, "opponent": -1}
+HEADS = ("Win", "W g", "W bg", "L g", "L bg")
+
+
+def read_position(text: str | None, position_id: str | None, variant_name: str | None,
+                  model_variant) -> tuple[object, np.ndarray]:
+    """(variant object, row) from --position JSON (or @file) / --position-id / neither (start)."""
+    from ..engine.variants import get_variant
+    from ..io import position_json as pj
+
+    def pick_variant(name):
+        if name is None:
+            return model_variant
+        if name == model_variant.name:
+            return model_variant
+        return get_variant(name)
+
+    if text is not None and position_id is not None:
+        raise ValueError("give either --position or --position-id, not both")
+    if text is not None:
+        if text.startswith("@"):
+            try:
+                text = Path(text[1:]).read_text()
+            except OSError as e:
+                raise ValueError(f"--position {text}: cannot read the file: {e}") from None
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"--position is not valid JSON: {e}") from None
+        vname, row = pj.row_from_json(obj)
+        if variant_name is not None and variant_name != vname:
+            raise ValueError(f"--variant {variant_name} but the position is a {vname} position")
+        variant = pick_variant(vname)
+    elif position_id is not None:
+        from ..io import gnubg_id
+        variant = pick_variant(variant_name)
+        if variant.name not in ("standard", "nackgammon"):
+            raise ValueError(f"a GNU Backgammon Position ID describes standard or nackgammon positions, "
+                             f"not {variant.name}; use --position JSON")
+        row = gnubg_id.decode(position_id)
+    else:
+        variant = pick_variant(variant_name)
+        row = variant.initial_boards(1)[0]
+    row = variant.validate(np.asarray(row, dtype=np.int8)[None])[0]
+    if (variant.winner_points(variant.flip(row[None])) > 0).any():
+        raise ValueError("the game in this position is over (the opponent has borne off all its checkers)")
+    if (variant.winner_points(row[None]) > 0).any():
+        raise ValueError("the game in this position is over (the player to move has borne off all its checkers)")
+    return variant, row
+
+
+def check_dice(dice) -> tuple[int, int]:
+    if dice is None:
+        return None
+    if len(dice) != 2 or not all(1 <= int(d) <= 6 for d in dice):
+        raise ValueError(f"--dice takes two numbers from 1 to 6, got {' '.join(map(str, dice))}")
+    return int(dice[0]), int(dice[1])
+
+
+def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None = None) -> dict:
+    """The ranked plays as a JSON-ready dict."""
+    from ..io.position_json import rows_to_json
+    ranked = model.rank_plays(row, dice, ply=ply)
+    if top is not None:
+        ranked = ranked[:top]
+    best = ranked[0].equity if ranked else 0.0
+    positions = rows_to_json(np.stack([r.board for r in ranked]), model.variant.name) if ranked else []
+    return {
+        "variant": model.variant.name, "dice": list(dice), "ply": ply, "model": model.source,
+        "plays": [{"rank": i + 1, "play": r.play, "equity": round(r.equity, 6),
+                   "diff": round(r.equity - best, 6),
+                   "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, r.probs)},
+                   "afterstate": pos}
+                  for i, (r, pos) in enumerate(zip(ranked, positions))],
+    }
+
+
+def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 0, x: float = 0.68) -> dict:
+    """The cube decision before the roll as a JSON-ready dict."""
+    if owner not in OWNERS:
+        raise ValueError(f"--cube-owner must be centred, mover or opponent, got {owner!r}")
+    d = model.cube_decision(row, owner=OWNERS[owner], x=x, ply=ply)
+    return {"variant": model.variant.name, "dice": None, "ply": ply, "model": model.source,
+            "cube": {"owner": "centred" if owner == "centered" else owner, "efficiency": x,
+                     "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, d["probs"])},
+                     "cubeless_equity": round(d["cubeless_equity"], 6),
+                     "equities": {k: round(v, 6) for k, v in d["equities"].items()},
+                     "decision": d["decision_name"]}}
+
+
+def _probs_cells(p: dict) -> str:
+    return " ".join(f"{p[k]:6.3f}" for k in OUTPUTS)
+
+
+def format_plays(h: dict, header: str = "") -> str:
+    lines = [header] if header else []
+    lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
+                 f"{len(h['plays'])} play(s) shown; equity and probabilities of the player to move")
+    width = max([len("Play")] + [len(p["play"] or "(no play)") for p in h["plays"]])
+    lines.append(f"  #  {'Play':<{width}}  Equity    Diff   " + " ".join(f"{c:>6}" for c in HEADS))
+    for p in h["plays"]:
+        diff = "" if p["rank"] == 1 else f"{p['diff']:+.3f}"
+        lines.append(f"{p['rank']:>3}  {p['play'] or '(no play)':<{width}}  {p['equity']:+.3f}  "
+                     f"{diff:>6}   {_probs_cells(p['probs'])}")
+    return "\n".join(lines)
+
+
+def format_cube(h: dict, header: str = "") -> str:
+    c = h["cube"]
+    lines = [header] if header else []
+    lines.append(f"{h['variant']}, before the roll, {h['ply']}-ply; cube {c['owner']}, money play "
+                 f"(Janowski, cube efficiency {c['efficiency']})")
+    lines.append("  chances of the player to move: " + "  ".join(
+        f"{name} {c['probs'][k]:.3f}" for name, k in zip(HEADS, OUTPUTS)))
+    lines.append(f"  cubeless equity {c['cubeless_equity']:+.3f}")
+    eq = c["equities"]
+    best = max(eq["no_double"], min(eq["double_take"], eq["double_pass"]))
+    lines.append("  cubeful equities:")
+    for i, (name, key) in enumerate((("No double", "no_double"), ("Double, take", "double_take"),
+                                     ("Double, pass", "double_pass")), 1):
+        diff = eq[key] - best
+        lines.append(f"  {i}. {name:<13} {eq[key]:+.3f}" + (f"  ({diff:+.3f})" if abs(diff) > 5e-7 else ""))
+    lines.append(f"  Proper cube action: {c['decision'][0].upper() + c['decision'][1:]}")
+    return "\n".join(lines)

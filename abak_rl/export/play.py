@@ -1,0 +1,259 @@
+"""`abak-rl play`: one game against the bot in the terminal.
+
+The human is X (upper case in Abak) and always sees the board from its own side; the bot is O.
+The board is drawn after every move (io/diagram.py). On its turn the human sees the dice and
+the legal plays numbered, and enters a number or a play in the usual notation (`24/21 13/11`,
+`8/5(2)`; hit and trap marks optional, moves in any order when that is unambiguous). Other
+commands: `hint` (the bot's top plays for you), `board`, `help`, `quit`. With --cube the human
+may type `double` before rolling; the bot takes or drops with Janowski's rule on its own
+evaluation (agents/cube_policies.py JanowskiCube), and doubles the human when that rule says so.
+
+End of input (Ctrl-D) or `quit` leaves at once (exit status 0); Ctrl-C too (exit status 130).
+Dice come from engine/dice.py with the given --seed (game id 0), so a seed replays a game.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+
+from ..engine import dice as dice_mod
+from ..engine.cube import CENTRED, CubeContext, CubeState
+from ..inference import Model
+
+HUMAN, BOT = 0, 1
+RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+
+
+class Quit(Exception):
+    """The human left (quit or end of input)."""
+
+
+def _normalise(text: str) -> str:
+    t = text.strip().lower().replace(",", " ")
+    t = re.sub(r"\s+", " ", t)
+    # 8/5(2) -> 8/5 8/5
+    t = re.sub(r"(\S+)\((\d)\)", lambda m: " ".join([m.group(1)] * int(m.group(2))), t)
+    return t
+
+
+def _tokens(text: str) -> tuple:
+    return tuple(sorted(_normalise(text).replace("*", "").replace("^", "").split()))
+
+
+def match_play(text: str, plays: list[str]) -> int:
+    """Index of the play the human means: a number 1..N, or a play in notation. ValueError says
+    why nothing (or more than one play) matches."""
+    t = text.strip()
+    if re.fullmatch(r"\d+", t):
+        k = int(t)
+        if not 1 <= k <= len(plays):
+            raise ValueError(f"there is no play number {k}; enter 1 to {len(plays)}")
+        return k - 1
+    norm = _normalise(t)
+    exact = [i for i, p in enumerate(plays) if _normalise(p) == norm]
+    if len(exact) == 1:
+        return exact[0]
+    tok = _tokens(t)
+    loose = [i for i, p in enumerate(plays) if _tokens(p) == tok]
+    if len(loose) == 1:
+        return loose[0]
+    if len(loose) > 1:
+        nums = ", ".join(str(i + 1) for i in loose)
+        raise ValueError(f"{t!r} fits several legal plays ({nums}); enter its number")
+    if not re.search(r"\d+/|bar/|pool/", norm):
+        raise ValueError(f"{t!r} is neither a play number nor a play like 24/21 13/11; type help")
+    return _explain_illegal(t, plays)
+
+
+def _explain_illegal(t: str, plays: list[str]) -> int:
+    moves = _tokens(t)
+    sizes = {len(_tokens(p)) for p in plays}
+    if sizes and len(moves) not in sizes and len(sizes) == 1:
+        n = sizes.pop()
+        raise ValueError(f"{t!r} is not legal: a legal play here moves {n} checker step(s), "
+                         f"this one {len(moves)}")
+    raise ValueError(f"{t!r} is not a legal play with these dice; pick one from the list")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class TerminalGame:
+    def __init__(self, model: Model, seed: int, *, cube: bool = False, ply: int = 0,
+                 stdin=None, stdout=None, x: float = 0.68):
+        self.model, self.variant, self.seed, self.ply = model, model.variant, int(seed), ply
+        self.stdin, self.out = stdin or sys.stdin, stdout or sys.stdout
+        self.cube_on = cube
+        self.cube = CubeState.centred(1)
+        if cube:
+            from ..agents.cube_policies import JanowskiCube
+            self.cube_policy = JanowskiCube(lambda variant, boards: model.pre_roll_probs(boards), x=x)
+        self.ids = np.zeros(1, dtype=np.int64)
+
+    # -- i/o -----------------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise Quit("end of input")
+        line = line.strip()
+        if not _isatty(self.stdin):
+            self.out.write(line + "\n")   # echo piped input so a transcript reads like a session
+        if line.lower() in ("quit", "exit", "q"):
+            raise Quit("quit")
+        return line
+
+    def draw(self, board_mover: np.ndarray, mover: int, note: str = "") -> None:
+        from ..io.diagram import diagram
+        row = board_mover if mover == HUMAN else self.variant.flip(board_mover[None])[0]
+        lines = diagram(row, self.variant.name, names=("X", "O")).split("\n")
+        cube = ""
+        if self.cube_on:
+            owner = {CENTRED: "centred", HUMAN: "yours", BOT: "the bot's"}[int(self.cube.owner[0])]
+            cube = f"; cube {int(self.cube.value[0])} ({owner})"
+        lines[0] = f" {self.variant.name}: you are X, the bot is O{cube}" + (f" -- {note}" if note else "")
+        self.say("\n".join(lines))
+
+    # -- cube ------------------------------------------------------------------------------------
+    def _ctx(self, mover: int) -> CubeContext:
+        owner = int(self.cube.owner[0])
+        rel = 0 if owner == CENTRED else (1 if owner == mover else -1)
+        return CubeContext(value=self.cube.value.copy(), owner=np.array([rel]))
+
+    def may_double(self, mover: int) -> bool:
+        return self.cube_on and bool(self.cube.may_double(np.array([mover]))[0])
+
+    # -- turns -----------------------------------------------------------------------------------
+    def human_turn(self, board: np.ndarray, dice: np.ndarray) -> int:
+        after = self.variant.legal_afterstates(board[None], dice[None], with_plays=True)
+        plays = after.plays
+        d = f"{dice[0]}-{dice[1]}"
+        if len(plays) == 1:
+            if plays[0]:
+                self.say(f"You rolled {d}: your only play is {plays[0]}")
+            else:
+                self.say(f"You rolled {d}: you cannot move")
+            return 0
+        self.say(f"You rolled {d}. Legal plays:")
+        for i, p in enumerate(plays):
+            self.say(f"  {i + 1:>3}. {p}")
+        while True:
+            line = self.ask(f"Your play (1-{len(plays)} or notation; help): ")
+            low = line.lower()
+            if low in ("help", "?", "h"):
+                self.say("Enter a play number or a play like 24/21 13/11 (8/5(2) for doubles, moves "
+                         "in any order); hint = the bot's advice; board = draw the board; quit = leave.")
+                continue
+            if low == "board":
+                self.draw(board, HUMAN, note=f"you rolled {d}")
+                continue
+            if low == "hint":
+                ranked = self.model.rank_plays(board, dice, ply=self.ply)
+                for r in ranked[:3]:
+                    self.say(f"  {plays.index(r.play) + 1:>3}. {r.play:<24} equity {r.equity:+.3f}")
+                continue
+            if low == "double":
+                self.say("You can double only before rolling" + ("" if self.cube_on else " (start with --cube)"))
+                continue
+            try:
+                return match_play(line, plays)
+            except ValueError as e:
+                self.say(f"Not accepted: {e}")
+
+    def human_cube_action(self, board: np.ndarray) -> int | None:
+        """Before the human's roll: None to roll on, or the points the human wins (bot drops)."""
+        while True:
+            line = self.ask("Your turn: press Enter to roll, or type double: ").lower()
+            if line in ("", "roll", "r"):
+                return None
+            if line in ("double", "d"):
+                break
+            self.say(f"Not accepted: {line!r}; press Enter to roll, or type double (or quit)")
+        value = int(self.cube.value[0])
+        takes = bool(self.cube_policy.accept(self.variant, board[None], self._ctx(HUMAN))[0])
+        if not takes:
+            self.say(f"You double to {2 * value}. The bot passes.")
+            return value
+        self.cube.take(np.array([0]), np.array([BOT]))
+        self.say(f"You double to {2 * value}. The bot takes.")
+        return None
+
+    def bot_cube_action(self, board: np.ndarray) -> int | None:
+        """Before the bot's roll: None to go on, or the points the bot wins (human drops)."""
+        if not bool(self.cube_policy.offer(self.variant, board[None], self._ctx(BOT))[0]):
+            return None
+        value = int(self.cube.value[0])
+        self.say(f"The bot doubles to {2 * value}.")
+        while True:
+            line = self.ask("take or pass? ").lower()
+            if line in ("take", "t", "accept", "yes", "y"):
+                self.cube.take(np.array([0]), np.array([HUMAN]))
+                return None
+            if line in ("pass", "drop", "p", "no", "n"):
+                return value
+            self.say(f"Not accepted: {line!r}; type take or pass")
+
+    def run(self) -> dict:
+        """Play the game; returns {'winner': 'you'|'bot', 'points': n, 'turns': t}."""
+        v = self.variant
+        first, opening, used = dice_mod.opening_rolls(self.seed, self.ids)
+        counter = int(used[0])
+        mover = int(first[0])          # seat 0 = human
+        dice = opening[0]
+        board = v.initial_boards(1)[0]
+        self.say(f"abak-rl play: {v.name}, seed {self.seed}, bot {self.model.source} "
+                 f"({self.ply}-ply){', money game with the cube' if self.cube_on else ''}")
+        self.say(f"Opening roll: you {opening[0][0 if mover == HUMAN else 1]}, bot "
+                 f"{opening[0][1 if mover == HUMAN else 0]}: {'you start' if mover == HUMAN else 'the bot starts'}")
+        self.draw(board, mover, note="starting position")
+        turns, again, opening_turn = 0, False, True
+        while True:
+            if not opening_turn:
+                if not again and self.may_double(mover):
+                    won = (self.human_cube_action(board) if mover == HUMAN else self.bot_cube_action(board))
+                    if won is not None:
+                        return self._end(HUMAN if mover == HUMAN else BOT, won, turns, dropped=True)
+                dice = dice_mod.roll(self.seed, self.ids, np.array([counter]))[0]
+                counter += 1
+            opening_turn = False
+            if mover == HUMAN:
+                after = v.legal_afterstates(board[None], dice[None], with_plays=True)
+                k = self.human_turn(board, dice)
+                play = after.plays[k]
+                new = after.boards[k]
+                note = f"you played {play or '(no play)'} with {dice[0]}-{dice[1]}"
+            else:
+                after = v.legal_afterstates(board[None], dice[None], with_plays=True)
+                k = int(self.model.choose(board[None], dice[None], after, ply=self.ply)[0])
+                play, new = after.plays[k], after.boards[k]
+                note = f"the bot rolled {dice[0]}-{dice[1]} and played {play or '(no play)'} (its own point numbers)"
+            turns += 1
+            won = int(v.winner_points(new[None])[0])
+            self.draw(new, mover, note=note)
+            if won:
+                return self._end(mover, won * int(self.cube.value[0]), turns, result=won)
+            again = bool(v.extra_turn(dice[None])[0])
+            if again:
+                self.say(("You roll" if mover == HUMAN else "The bot rolls") + " again (1-2)")
+                board = new
+            else:
+                board = v.flip(new[None])[0]
+                mover = 1 - mover
+
+    def _end(self, winner: int, points: int, turns: int, result: int | None = None,
+             dropped: bool = False) -> dict:
+        who = "You win" if winner == HUMAN else "The bot wins"
+        how = "the double was passed" if dropped else RESULT_NAMES[result]
+        self.say(f"{who} {points} point{'s' if points != 1 else ''} ({how}) after {turns} moves.")
+        return {"winner": "you" if winner == HUMAN else "bot", "points": points, "turns": turns}

@@ -1,0 +1,433 @@
+"""Torch-free play with an exported net: NumPy (+ safetensors or onnxruntime) only.
+
+An export folder (made by `abak-rl export`, see docs/export.md) holds a model card
+(model_card.json) and the weights in one or more formats (model.safetensors, model.onnx,
+model.ts). This module loads the card and either the safetensors weights (a plain NumPy MLP
+forward pass) or the ONNX file (onnxruntime), computes the features with the project's NumPy
+feature encoders and picks plays at 0-ply or 1-ply. Nothing here imports torch.
+
+    from abak_rl.inference import load_exported, load_exported_agent
+    model = load_exported("checkpoints/pretrained/standard")        # or a .onnx / .safetensors file
+    ranked = model.rank_plays(position_row, (3, 1))                  # every legal play, best first
+    agent = load_exported_agent("checkpoints/pretrained/standard", variant)  # for the game loop
+
+Perspective (the project's one rule, model/net.py): the net scores an AFTERSTATE seen from the
+player who just moved; its five outputs are (p_win, p_wg, p_wbg, p_lg, p_lbg), cumulative
+("gammon" includes backgammons), equity = 2 p_win - 1 + p_wg - p_lg + p_wbg - p_lbg.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+OUTPUTS = ("p_win", "p_wg", "p_wbg", "p_lg", "p_lbg")
+CARD_NAME = "model_card.json"
+CARD_FORMAT = "abak-rl-model-card"
+CARD_FORMAT_VERSION = 1
+WEIGHT_FILES = {"safetensors": "model.safetensors", "onnx": "model.onnx", "torchscript": "model.ts"}
+INPUT_NAME, OUTPUT_NAME = "features", "probs"
+CHUNK = 65_536  # rows per forward pass (Acey-deucey's 1-2 fans out to many afterstates)
+
+# The 21 distinct rolls and their weights out of 36 (1-ply averages over them).
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+
+
+class ExportError(ValueError):
+    """An export folder or file that is missing, malformed, or does not fit what it claims."""
+
+
+# ----------------------------------------------------------------------------- probability math
+
+def equity(p: np.ndarray) -> np.ndarray:
+    """Cubeless equity per row of [..., 5] probabilities."""
+    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def swap_perspective(p: np.ndarray) -> np.ndarray:
+    """The same outcome probabilities seen from the other player."""
+    p = np.asarray(p)
+    return np.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+def outcome_probs(points: np.ndarray) -> np.ndarray:
+    """Exact 'probabilities' of a finished game won by the mover with `points` (1, 2, 3)."""
+    points = np.asarray(points)
+    out = np.zeros(points.shape + (5,), dtype=np.float32)
+    out[..., 0] = points >= 1
+    out[..., 1] = points >= 2
+    out[..., 2] = points >= 3
+    return out
+
+
+def segment_best(values: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """Per position, the index of its highest value (the first on ties); the rows of a position
+    are contiguous and every position has at least one (same rule as model/scorer.py)."""
+    starts = np.searchsorted(parent, np.arange(n))
+    best = np.maximum.reduceat(values, starts)
+    idx = np.where(values >= best[parent], np.arange(values.shape[0]), values.shape[0])
+    return np.minimum.reduceat(idx, starts)
+
+
+# ----------------------------------------------------------------------------- forward passes
+
+_ACTIVATIONS = {
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "relu": lambda x: np.maximum(x, 0),
+    "tanh": np.tanh,
+}
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # exp of a large positive argument overflows to inf, which still gives the right 0.
+    with np.errstate(over="ignore"):
+        return (1.0 / (1.0 + np.exp(-x))).astype(np.float32)
+
+
+class NumpyMLP:
+    """The evaluator's MLP (model/net.py EvalNet) as NumPy matrix products.
+
+    weights: the EvalNet state dict as arrays: body.{2i}.weight [out, in], body.{2i}.bias [out]
+    for the hidden layers i = 0..layers-1, then body.{2*layers}.weight/bias (5 outputs).
+    """
+
+    def __init__(self, weights: dict, n_inputs: int, hidden: int, layers: int, activation: str):
+        if activation not in _ACTIVATIONS:
+            raise ExportError(f"unknown activation {activation!r}; expected one of {', '.join(_ACTIVATIONS)}")
+        self.n_inputs, self.activation = int(n_inputs), activation
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = []
+        width = self.n_inputs
+        for i in range(int(layers) + 1):
+            out = 5 if i == int(layers) else int(hidden)
+            w, b = weights.get(f"body.{2 * i}.weight"), weights.get(f"body.{2 * i}.bias")
+            if w is None or b is None:
+                raise ExportError(f"weights lack layer body.{2 * i} (expected {int(layers)} hidden "
+                                  f"layer(s) of {hidden} units and an output layer)")
+            if tuple(w.shape) != (out, width) or tuple(b.shape) != (out,):
+                raise ExportError(f"layer body.{2 * i} has shape {list(w.shape)} / {list(b.shape)}, "
+                                  f"expected {[out, width]} / {[out]}")
+            self.layers.append((np.ascontiguousarray(w.T, dtype=np.float32), np.asarray(b, np.float32)))
+            width = out
+        extra = sorted(set(weights) - {f"body.{2 * i}.{k}" for i in range(int(layers) + 1)
+                                       for k in ("weight", "bias")})
+        if extra:
+            raise ExportError(f"unexpected tensors in the weights: {', '.join(extra)}")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        act = _ACTIVATIONS[self.activation]
+        h = np.asarray(x, dtype=np.float32)
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < len(self.layers) - 1:
+                with np.errstate(over="ignore"):
+                    h = act(h).astype(np.float32)
+        return _sigmoid(h)
+
+
+class OnnxRunner:
+    """An exported ONNX file run by onnxruntime (CPU): float32 [N, F] 'features' -> [N, 5] 'probs'."""
+
+    def __init__(self, path: str | Path):
+        try:
+            import onnxruntime as ort
+        except ImportError as e:
+            raise ExportError("reading an ONNX model needs onnxruntime (pip install onnxruntime)") from e
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+            raise ExportError(f"{path} is not a readable ONNX model: {e}") from None
+        names = [i.name for i in self.session.get_inputs()]
+        if names != [INPUT_NAME]:
+            raise ExportError(f"{path}: expected one input named {INPUT_NAME!r}, found {names}")
+        shape = self.session.get_inputs()[0].shape
+        self.n_inputs = shape[1] if len(shape) == 2 and isinstance(shape[1], int) else None
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        return self.session.run([OUTPUT_NAME], {INPUT_NAME: x})[0]
+
+
+# ----------------------------------------------------------------------------- the model
+
+def _feature_set(card: dict, where: str):
+    from .features import get_feature_set
+    rec = card.get("feature_set")
+    if not isinstance(rec, dict) or not {"name", "version", "size"} <= set(rec):
+        raise ExportError(f"{where}: model card lacks feature_set {{name, version, size}}")
+    rec = {"name": rec["name"], "version": rec["version"], "size": rec["size"]}
+    try:
+        fs = get_feature_set(rec["name"])
+        fs.check_compatible(rec, where=where)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
+    return fs
+
+
+def read_card(path: str | Path) -> dict:
+    """Read and check a model card (a model_card.json file or the folder holding one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / CARD_NAME
+    if not p.is_file():
+        raise ExportError(f"model card not found: {p}")
+    try:
+        card = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ExportError(f"{p} is not a readable JSON model card: {e}") from None
+    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
+        raise ExportError(f"{p} is not an abak-rl model card (no format {CARD_FORMAT!r})")
+    if card.get("format_version") != CARD_FORMAT_VERSION:
+        raise ExportError(f"{p} has model card version {card.get('format_version')}; this abak-rl "
+                          f"reads version {CARD_FORMAT_VERSION}")
+    for key in ("variant", "feature_set", "network", "outputs"):
+        if key not in card:
+            raise ExportError(f"{p}: model card lacks {key!r}")
+    if list(card["outputs"].get("order", [])) != list(OUTPUTS):
+        raise ExportError(f"{p}: outputs.order is {card['outputs'].get('order')}, expected {list(OUTPUTS)}")
+    return card
+
+
+@dataclass
+class RankedPlay:
+    """One legal play of a position with its afterstate and its value for the mover."""
+
+    play: str
+    board: np.ndarray          # the afterstate, seen from the mover (not flipped)
+    probs: np.ndarray          # [5] float, the mover's outcome probabilities
+    equity: float
+
+
+class Model:
+    """A net plus its feature set and variant: scores afterstates, ranks plays, evaluates
+    positions before the roll. `forward` is any callable float32 [N, F] -> [N, 5] (the NumPy MLP,
+    onnxruntime, or -- from abak_rl.export -- a PyTorch net)."""
+
+    def __init__(self, forward, feature_set, variant, card: dict | None = None, source: str = ""):
+        self.forward, self.features, self.variant = forward, feature_set, variant
+        self.card = card or {}
+        self.source = source
+
+    # -- scoring ----------------------------------------------------------------------------------
+    def net_probs(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+        """The net's [N, 5] probabilities of afterstates (float32), no terminal override."""
+        boards = np.asarray(boards)
+        if again is None:
+            again = np.zeros(boards.shape[0], dtype=bool)
+        out = np.empty((boards.shape[0], 5), dtype=np.float32)
+        for lo in range(0, boards.shape[0], CHUNK):
+            hi = min(lo + CHUNK, boards.shape[0])
+            out[lo:hi] = self.forward(self.features.encode(boards[lo:hi], again[lo:hi]))
+        return out
+
+    def probs(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+        """[N, 5] probabilities of afterstates, from the player who just moved; exact where the
+        play ended the game."""
+        boards = np.asarray(boards)
+        if again is None:
+            again = np.zeros(boards.shape[0], dtype=bool)
+        won = self.variant.winner_points(boards)
+        over = won > 0
+        if not over.any():
+            return self.net_probs(boards, again)
+        out = np.empty((boards.shape[0], 5), dtype=np.float32)
+        if (~over).any():
+            out[~over] = self.net_probs(boards[~over], again[~over])
+        out[over] = outcome_probs(won[over])
+        return out
+
+    def afterstate_probs(self, after, dice: np.ndarray, ply: int = 0) -> np.ndarray:
+        """Probabilities of every row of `after` (engine.common.Afterstates of positions rolled
+        `dice`), from the mover's view, at 0-ply or 1-ply."""
+        again = self.variant.extra_turn(np.asarray(dice))[after.parent]
+        if ply == 0:
+            return self.probs(after.boards, again)
+        if ply == 1:
+            return self.one_ply_probs(after.boards, again)
+        raise ValueError(f"ply must be 0 or 1, got {ply}")
+
+    def one_ply_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+        """1-ply: every roll of the next player (the opponent, or the mover again after
+        Acey-deucey's 1-2), each answered by that player's best 0-ply play, averaged over the
+        21 rolls; returned from the view of the player who made `boards`."""
+        boards = np.asarray(boards)
+        n = boards.shape[0]
+        won = self.variant.winner_points(boards)
+        out = np.empty((n, 5), dtype=np.float64)
+        over = won > 0
+        out[over] = outcome_probs(won[over])
+        live = np.flatnonzero(~over)
+        for lo in range(0, live.size, 512):
+            idx = live[lo:lo + 512]
+            nxt = np.where(again[idx, None], boards[idx], self.variant.flip(boards[idx]))
+            k = idx.size
+            pos = np.repeat(nxt, len(ROLLS), axis=0)
+            dice = np.tile(ROLLS, (k, 1))
+            after = self.variant.legal_afterstates(pos, dice)
+            p = self.afterstate_probs(after, dice, ply=0)
+            best = segment_best(equity(p).astype(np.float64), after.parent, k * len(ROLLS))
+            reply = p[best].astype(np.float64).reshape(k, len(ROLLS), 5)
+            avg = np.einsum("krc,r->kc", reply, ROLL_WEIGHTS)
+            out[idx] = np.where(again[idx, None], avg, swap_perspective(avg))
+        return out.astype(np.float32)
+
+    def choose(self, before: np.ndarray, dice: np.ndarray, after, ply: int = 0) -> np.ndarray:
+        """Best row of `after` per position (the first on equal equity)."""
+        p = self.afterstate_probs(after, dice, ply)
+        return segment_best(equity(p), after.parent, np.asarray(before).shape[0])
+
+    def rank_plays(self, row: np.ndarray, dice, ply: int = 0) -> list[RankedPlay]:
+        """Every legal play of one position (seen from the mover) with roll `dice`, best first."""
+        row = self.variant.validate(np.asarray(row, dtype=np.int8).reshape(1, -1))
+        d = np.asarray([dice], dtype=np.int8).reshape(1, 2)
+        if not ((d >= 1) & (d <= 6)).all():
+            raise ValueError(f"dice must be two numbers 1..6, got {list(np.asarray(dice).ravel())}")
+        after = self.variant.legal_afterstates(row, d, with_plays=True)
+        p = self.afterstate_probs(after, d, ply)
+        eq = equity(p.astype(np.float64))
+        order = sorted(range(len(after)), key=lambda i: (-eq[i], i))
+        return [RankedPlay(after.plays[i], after.boards[i].copy(), p[i].astype(np.float64), float(eq[i]))
+                for i in order]
+
+    def pre_roll_probs(self, boards: np.ndarray, ply: int = 0) -> np.ndarray:
+        """[N, 5] probabilities of the player to move, BEFORE its roll.
+
+        0-ply: the position is the opponent's afterstate: flip it, score it, and see the result
+        back from the mover (swap_perspective). 1-ply: the average over the mover's 21 rolls of
+        its best 0-ply play's probabilities."""
+        boards = np.asarray(boards)
+        if boards.ndim == 1:
+            boards = boards[None]
+        if ply == 0:
+            return swap_perspective(self.probs(self.variant.flip(boards)))
+        if ply != 1:
+            raise ValueError(f"ply must be 0 or 1, got {ply}")
+        k = boards.shape[0]
+        pos = np.repeat(boards, len(ROLLS), axis=0)
+        dice = np.tile(ROLLS, (k, 1))
+        after = self.variant.legal_afterstates(pos, dice)
+        p = self.afterstate_probs(after, dice, ply=0)
+        best = segment_best(equity(p), after.parent, k * len(ROLLS))
+        reply = p[best].astype(np.float64).reshape(k, len(ROLLS), 5)
+        return np.einsum("krc,r->kc", reply, ROLL_WEIGHTS).astype(np.float32)
+
+    def cube_decision(self, row: np.ndarray, owner: int = 0, x: float = 0.68, ply: int = 0) -> dict:
+        """Money cube decision of the player to move before rolling (engine/cube.py):
+        owner 0 centred, 1 the mover owns the cube, -1 the opponent does."""
+        from .engine import cube as cube_math
+        probs = self.pre_roll_probs(np.asarray(row)[None], ply=ply)
+        decision, eq = cube_math.money_cube_decision(probs, np.array([owner]), x)
+        d = int(decision[0])
+        if owner == -1:
+            d = -1  # the opponent owns the cube: the mover cannot double
+        return {"probs": probs[0].astype(np.float64), "cubeless_equity": float(equity(probs[0])),
+                "decision": d, "decision_name": "no double (opponent owns the cube)" if d == -1
+                else cube_math.DECISION_NAMES[d],
+                "equities": {"no_double": float(eq[0, 0]), "double_take": float(eq[0, 1]),
+                             "double_pass": float(eq[0, 2])}}
+
+
+class ExportedAgent:
+    """An Agent for engine.game.play_games / the evaluation runner, backed by a Model."""
+
+    def __init__(self, model: Model, ply: int = 0, name: str | None = None):
+        if ply not in (0, 1):
+            raise ValueError(f"ply must be 0 or 1, got {ply}")
+        self.model, self.ply = model, ply
+        self.name = name or f"export:{model.source}" + (f",ply={ply}" if ply else "")
+
+    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after) -> np.ndarray:
+        _check_same_variant(self.model.variant, variant)
+        return self.model.choose(before, dice, after, self.ply)
+
+    def cube_probs(self, variant, boards: np.ndarray) -> np.ndarray:
+        """probs_fn for agents.cube_policies.JanowskiCube."""
+        _check_same_variant(self.model.variant, variant)
+        return self.model.pre_roll_probs(boards)
+
+
+def _check_same_variant(mine, theirs) -> None:
+    if getattr(mine, "name", None) != getattr(theirs, "name", None):
+        raise ValueError(f"this agent was set up for variant {mine.name!r}, asked to play "
+                         f"{getattr(theirs, 'name', theirs)!r}")
+
+
+# ----------------------------------------------------------------------------- loading
+
+def _find(path: Path, backend: str) -> tuple[Path, Path, str]:
+    """(card file, weights file, backend) for a folder, a .onnx or a .safetensors file."""
+    if path.is_dir():
+        card = path / CARD_NAME
+        if not card.is_file():
+            raise ExportError(f"model card not found: {card} (is {path} an `abak-rl export` folder?)")
+        if backend == "auto":
+            for b in ("safetensors", "onnx"):
+                if (path / WEIGHT_FILES[b]).is_file():
+                    backend = b
+                    break
+            else:
+                raise ExportError(f"{path} holds neither {WEIGHT_FILES['safetensors']} nor "
+                                  f"{WEIGHT_FILES['onnx']} (is it an `abak-rl export` folder?)")
+        if backend not in ("safetensors", "onnx"):
+            raise ExportError(f"backend must be auto, safetensors or onnx, got {backend!r}")
+        return card, path / WEIGHT_FILES[backend], backend
+    if not path.exists():
+        raise ExportError(f"exported model not found: {path}")
+    suffix = {".onnx": "onnx", ".safetensors": "safetensors"}.get(path.suffix)
+    if suffix is None:
+        raise ExportError(f"{path}: expected an export folder, a .onnx or a .safetensors file")
+    if backend not in ("auto", suffix):
+        raise ExportError(f"{path} is a {suffix} file; cannot read it with backend {backend!r}")
+    return path.parent / CARD_NAME, path, suffix
+
+
+def load_exported(path: str | Path, backend: str = "auto", variant=None) -> Model:
+    """Load an exported model (folder, .onnx or .safetensors with model_card.json beside it).
+
+    backend: 'auto' (safetensors when present, else onnx), 'safetensors' or 'onnx'.
+    variant: a variant object to play (default: the card's variant); it must match the card.
+    """
+    card_path, weights, backend = _find(Path(path), backend)
+    card = read_card(card_path)
+    fs = _feature_set(card, str(card_path))
+    net = card["network"]
+    if int(net.get("n_inputs", -1)) != fs.size:
+        raise ExportError(f"{card_path}: network has {net.get('n_inputs')} inputs but feature set "
+                          f"{fs.name} has {fs.size}")
+    if not weights.is_file():
+        raise ExportError(f"weights file not found: {weights}")
+    if backend == "safetensors":
+        try:
+            from safetensors.numpy import load_file
+        except ImportError as e:
+            raise ExportError("reading safetensors weights needs the safetensors package") from e
+        try:
+            tensors = load_file(str(weights))
+        except Exception as e:  # noqa: BLE001 - safetensors raises several kinds
+            raise ExportError(f"{weights} is not a readable safetensors file: {e}") from None
+        forward = NumpyMLP(tensors, net["n_inputs"], net["hidden"], net["layers"], net["activation"])
+    else:
+        forward = OnnxRunner(weights)
+        if forward.n_inputs not in (None, fs.size):
+            raise ExportError(f"{weights} takes {forward.n_inputs} features, the card says {fs.size}")
+    from .engine.variants import get_variant
+    name = card["variant"]
+    if variant is None:
+        variant = get_variant(name, **dict(card.get("variant_options") or {}))
+    elif isinstance(variant, str):
+        variant = get_variant(variant)
+    if variant.name not in fs.variants:
+        raise ExportError(f"{path} was trained on {name!r} with feature set {fs.name}, which cannot "
+                          f"describe variant {variant.name!r} (it fits {', '.join(fs.variants)})")
+    return Model(forward, fs, variant, card=card, source=str(path))
+
+
+def load_exported_agent(path: str | Path, variant=None, ply: int = 0, backend: str = "auto") -> ExportedAgent:
+    """An Agent playing an exported model (the evaluation runner's "export:<path>" / "onnx:<path>")."""
+    return ExportedAgent(load_exported(path, backend=backend, variant=variant), ply=ply)

@@ -1,0 +1,167 @@
+"""Finding, composing and checking the training config (Hydra's compose API).
+
+Where the configs are: `configs/` sits at the repository top, next to the `abak_rl` package.
+We locate it from the package's own file, not from the working directory, so `abak-rl train`
+works from anywhere with the editable install the project uses (abak_rl/__file__ then lies in
+the checkout, and configs/ beside it). Looked for, in order:
+  1. $ABAK_RL_CONFIG_DIR (an explicit override),
+  2. abak_rl/configs/ (where a packaged, non-editable install would carry them as package data),
+  3. <checkout>/configs/ (editable install or running from the source tree).
+The first folder holding config.yaml wins. Hydra's compose API is used instead of @hydra.main so
+that Hydra neither changes the working directory nor takes over logging, and so that `abak-rl`'s
+own dispatcher stays in charge of argv.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+import abak_rl
+
+
+class ConfigError(ValueError):
+    """A bad config key or value; the message names both."""
+
+
+def config_dir() -> Path:
+    pkg = Path(abak_rl.__file__).resolve().parent
+    candidates = []
+    if os.environ.get("ABAK_RL_CONFIG_DIR"):
+        candidates.append(Path(os.environ["ABAK_RL_CONFIG_DIR"]))
+    candidates += [pkg / "configs", pkg.parent / "configs"]
+    for c in candidates:
+        if (c / "config.yaml").is_file():
+            return c.resolve()
+    raise ConfigError("cannot find the training configs (config.yaml); looked in "
+                      + ", ".join(str(c) for c in candidates) + "; set ABAK_RL_CONFIG_DIR")
+
+
+def compose(overrides: list[str]) -> DictConfig:
+    """The config with command-line overrides applied (Hydra syntax: key=value, group=option)."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+    try:
+        with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3", job_name="abak_rl"):
+            cfg = hydra_compose(config_name="config", overrides=list(overrides))
+    except (HydraException, OmegaConfBaseException) as e:
+        cause = f" ({e.__cause__})" if e.__cause__ else ""
+        raise ConfigError(f"config error: {e}{cause}") from None
+    return cfg
+
+
+# key -> (check, what it must be)
+def _between(lo, hi):
+    return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _positive_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _nonneg_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _positive(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
+def _optional(check):
+    return lambda v: v is None or check(v)
+
+
+CHECKS = {
+    "seed": (_nonneg_int, "an integer >= 0"),
+    "threads": (_positive_int, "an integer >= 1"),
+    "variant.name": (lambda v: v in ("standard", "nackgammon", "acey_deucey", "abak"),
+                     "one of standard, nackgammon, acey_deucey, abak"),
+    "model.hidden": (_positive_int, "an integer >= 1"),
+    "model.layers": (_nonneg_int, "an integer >= 0"),
+    "model.activation": (lambda v: v in ("sigmoid", "relu", "tanh"), "one of sigmoid, relu, tanh"),
+    "train.games": (_positive_int, "an integer >= 1"),
+    "train.max_minutes": (_optional(_positive), "a number > 0 or null"),
+    "train.batch_games": (_positive_int, "an integer >= 1"),
+    "train.batch_states": (_positive_int, "an integer >= 1"),
+    "train.lambda": (_between(0, 1), "a number in [0, 1]"),
+    "train.optimizer": (lambda v: v in ("adam", "sgd"), "adam or sgd"),
+    "train.lr": (_positive, "a number > 0"),
+    "train.lr_final": (_optional(lambda v: _between(0, float("inf"))(v)), "a number >= 0 or null"),
+    "train.lr_schedule": (lambda v: v in ("linear", "cosine"), "linear or cosine"),
+    "train.momentum": (_between(0, 0.999999), "a number in [0, 1)"),
+    "train.epsilon": (_between(0, 1), "a number in [0, 1]"),
+    "train.grad_clip": (_optional(_positive), "a number > 0 or null"),
+    "train.max_turns": (_positive_int, "an integer >= 1"),
+    "train.checkpoint_every": (_nonneg_int, "an integer >= 0 (0 = only latest at the end)"),
+    "train.log_every": (_positive_int, "an integer >= 1"),
+    "eval.every": (_nonneg_int, "an integer >= 0 (0 = only at the end)"),
+    "eval.games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
+    "eval.final_games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
+    "eval.seed": (_nonneg_int, "an integer >= 0"),
+}
+OPPONENTS = ("random", "pubeval")
+
+
+def validate(cfg: DictConfig) -> None:
+    """Raise ConfigError naming the first key whose value is wrong."""
+    for key, (check, what) in CHECKS.items():
+        try:
+            value = OmegaConf.select(cfg, key, throw_on_missing=True)
+        except Exception as e:  # noqa: BLE001 - reported with the key
+            raise ConfigError(f"config key {key}: {e}") from None
+        if not check(value):
+            raise ConfigError(f"config key {key}={value!r} is invalid: must be {what}")
+    opps = list(cfg.eval.opponents)
+    for o in opps:
+        if o not in OPPONENTS:
+            raise ConfigError(f"config key eval.opponents={opps!r} is invalid: {o!r} is not one of "
+                              f"{', '.join(OPPONENTS)}")
+    if cfg.eval.best_by not in opps:
+        raise ConfigError(f"config key eval.best_by={cfg.eval.best_by!r} is invalid: must be one of "
+                          f"eval.opponents {opps!r}")
+    if cfg.device != "auto":
+        from ..model.scorer import resolve_device
+        try:
+            resolve_device(str(cfg.device))
+        except ValueError as e:
+            raise ConfigError(f"config key {e}") from None
+    from ..features import feature_set_for
+    try:
+        feature_set_for(cfg.variant.name, cfg.model.features)
+    except ValueError as e:
+        raise ConfigError(f"config key model.features={cfg.model.features!r} is invalid: {e}") from None
+
+
+def variant_options(cfg: DictConfig) -> dict:
+    """Keyword options for engine.variants.get_variant from the variant group."""
+    opts = {k: v for k, v in OmegaConf.to_container(cfg.variant).items() if k != "name"}
+    return {k: v for k, v in opts.items() if v is not None and not (k == "enter_all_before_moving" and v is False)}
+
+
+# Keys a resumed run may not change: they would make it a different run.
+FROZEN_ON_RESUME = ("seed", "variant", "model", "train.batch_games")
+
+
+def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> DictConfig:
+    """The saved config of a run being resumed, with the command line's key=value overrides.
+
+    Values come from `composed` (the overrides already parsed and typed by Hydra); changing a
+    config group or a frozen key is an error.
+    """
+    cfg = OmegaConf.create(saved)
+    for item in overrides:
+        key = item.split("=", 1)[0].lstrip("+~")
+        if key == "resume":
+            continue
+        if "=" not in item or "." not in key and key in ("variant", "model", "train", "eval"):
+            raise ConfigError(f"cannot change {item!r} when resuming: override single keys "
+                              f"(e.g. train.games=...) instead of config groups")
+        if any(key == f or key.startswith(f + ".") for f in FROZEN_ON_RESUME):
+            raise ConfigError(f"config key {key} cannot change when resuming a run "
+                              f"(it was {OmegaConf.select(cfg, key)!r})")
+        OmegaConf.update(cfg, key, OmegaConf.select(composed, key), force_add=True)
+    cfg.resume = composed.resume
+    return cfg

@@ -1,0 +1,69 @@
+"""Evaluation during training: the current net (0-ply) against fixed opponents.
+
+Uses the evaluation package's match runner (abak_rl.evaluate.match.run_match: common dice, each
+dice sequence from both seats, a confidence interval) when it is installed, else a minimal
+stand-in built on the engine's play_games with the same pairing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..agents.random_agent import RandomAgent
+
+try:  # imported once, up front: a long run must not depend on files edited while it runs
+    from ..evaluate.match import run_match
+except ImportError:  # the evaluation package is optional here
+    run_match = None
+
+
+def make_opponent(name: str, seed: int):
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "pubeval":
+        from ..agents.pubeval import PubevalAgent
+        return PubevalAgent()
+    raise ValueError(f"unknown evaluation opponent {name!r}")
+
+
+def _paired_match(agent, opponent, variant, games: int, seed: int) -> dict:
+    from ..engine.game import play_games
+    ids = np.arange(games // 2, dtype=np.int64)
+    a = play_games(variant, [agent, opponent], ids.size, seed, game_ids=ids).seat_points(0)
+    b = play_games(variant, [opponent, agent], ids.size, seed, game_ids=ids).seat_points(1)
+    pair = (a + b) / 2.0
+    pts = np.concatenate([a, b])
+    ci = 1.96 * pair.std(ddof=1) / np.sqrt(pair.size) if pair.size > 1 else float("nan")
+    return {"ppg": float(pts.mean()), "ppg_ci95": float(ci), "win_rate": float((pts > 0).mean())}
+
+
+def match(agent, opponent, variant, games: int, seed: int) -> dict:
+    if run_match is None:
+        return _paired_match(agent, opponent, variant, games, seed)
+    r = run_match(agent, opponent, variant, games=games, seed=seed, progress=False)
+    return {"ppg": float(r["ppg"]), "ppg_ci95": float(r["ppg_ci95"]), "win_rate": float(r["win_rate"])}
+
+
+def make_opponents(names, seed: int) -> dict:
+    """{name: agent or None when its module is not available}; built once per run."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = make_opponent(name, seed + 1)
+        except ImportError:
+            out[name] = None
+    return out
+
+
+def evaluate(agent, variant, opponents: dict, games: int, seed: int) -> dict:
+    """{opponent name: {'ppg', 'ppg_ci95', 'win_rate'}} for the agent against each opponent
+    (from make_opponents); one that is not available is skipped and says so."""
+    out = {}
+    for name, opp in opponents.items():
+        if opp is None:
+            out[name] = {"skipped": f"{name} unavailable"}
+            continue
+        if hasattr(opp, "rng"):            # the random bot: the same dice and choices every time
+            opp.rng = np.random.default_rng(seed + 1)
+        out[name] = match(agent, opp, variant, games, seed)
+    return out

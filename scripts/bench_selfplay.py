@@ -1,0 +1,155 @@
+"""Self-play-with-learning throughput, and where the time goes.
+
+    python scripts/bench_selfplay.py [--games 4000] [--warmup 1000] [--batch-games 256]
+                                     [--variant standard] [--threads 1] [--checkpoint PATH]
+
+On a shared machine wall-clock rates mostly measure the other jobs, so the process CPU time is
+reported too (with --threads 1, games per CPU-second is what one idle core would do).
+
+Runs exactly the trainer's loop (SelfPlay.step + SampleQueue + td_update, default net and config)
+with timers around its parts: move generation, feature encoding, the net's forward passes for
+play, the rest of self-play (choice, bookkeeping), lambda-returns, and the gradient steps (their
+own features, forward and backward included). A fresh net plays long, random-looking games, so
+`--warmup` games are trained first and not timed; `--checkpoint` starts from a trained net.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+
+import torch
+
+from abak_rl.features import feature_set_for
+from abak_rl.model.net import build_net
+from abak_rl.model.scorer import Scorer
+from abak_rl.train import config as cfgmod
+from abak_rl.train.checkpoint import build_net_from, load_checkpoint
+from abak_rl.train.run import lr_at, make_optimizer, make_variant
+from abak_rl.train.selfplay import SelfPlay
+from abak_rl.train.td import SampleQueue, td_update
+
+TIMES: dict[str, float] = defaultdict(float)
+PHASE = ["play"]
+
+
+class Timed:
+    """Delegates to `inner`, timing calls of `method` under the current phase."""
+
+    def __init__(self, inner, method: str, label: str):
+        self._inner, self._method, self._label = inner, method, label
+
+    def __getattr__(self, name):
+        attr = getattr(self._inner, name)
+        if name != self._method:
+            return attr
+
+        def timed(*a, **k):
+            t = time.perf_counter()
+            out = attr(*a, **k)
+            TIMES[f"{PHASE[0]}/{self._label}"] += time.perf_counter() - t
+            return out
+        return timed
+
+
+class TimedNet(torch.nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.inner = net
+
+    def forward(self, x):
+        t = time.perf_counter()
+        y = self.inner(x)
+        TIMES[f"{PHASE[0]}/forward"] += time.perf_counter() - t
+        return y
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=4000)
+    ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--batch-games", type=int, default=None)
+    ap.add_argument("--variant", default="standard")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--checkpoint", default=None)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+    over = [f"variant={args.variant}", f"threads={args.threads}", "device=cpu"]
+    if args.batch_games:
+        over.append(f"train.batch_games={args.batch_games}")
+    cfg = cfgmod.compose(over)
+    cfgmod.validate(cfg)
+    T = cfg.train
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    variant = make_variant(cfg)
+    fs = feature_set_for(variant.name, cfg.model.features)
+    net = build_net_from(load_checkpoint(args.checkpoint), fs) if args.checkpoint else build_net(fs.size, cfg.model)
+    opt = make_optimizer(net, T)
+    scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"), Timed(variant, "legal_afterstates", "movegen"),
+                    torch.device("cpu"))
+    play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns))
+    queue = SampleQueue(variant.width)
+    games = turns = positions = 0
+
+    def run(n_games: int) -> None:
+        nonlocal games, turns, positions
+        target = games + n_games
+        while games < target:
+            PHASE[0] = "play"
+            t = time.perf_counter()
+            fin = play.step(scorer, float(T.epsilon))
+            TIMES["play/total"] += time.perf_counter() - t
+            t = time.perf_counter()
+            queue.push_games(fin, float(T["lambda"]))
+            TIMES["learn/lambda_returns"] += time.perf_counter() - t
+            PHASE[0] = "learn"
+            t = time.perf_counter()
+            while len(queue) >= T.batch_states:
+                td_update(scorer, opt, *queue.pop(int(T.batch_states)), lr=lr_at(T, games), grad_clip=T.grad_clip)
+            TIMES["learn/update_total"] += time.perf_counter() - t
+            games += int(fin.length.size)
+            turns += int(fin.length.sum())
+            positions += play.B
+
+    run(args.warmup)
+    TIMES.clear()
+    g0, t0, p0, tu0, c0 = games, time.perf_counter(), positions, turns, time.process_time()
+    run(args.games)
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    n = games - g0
+    parts = {
+        "move generation": TIMES["play/movegen"],
+        "features (play)": TIMES["play/features"],
+        "forward (play)": TIMES["play/forward"],
+        "rest of self-play (choice, bookkeeping)": TIMES["play/total"] - TIMES["play/movegen"]
+        - TIMES["play/features"] - TIMES["play/forward"],
+        "lambda-returns + queue": TIMES["learn/lambda_returns"],
+        "update: features": TIMES["learn/features"],
+        "update: forward": TIMES["learn/forward"],
+        "update: backward + optimizer": TIMES["learn/update_total"] - TIMES["learn/features"] - TIMES["learn/forward"],
+    }
+    report = {"variant": args.variant, "batch_games": int(T.batch_games), "threads": args.threads,
+              "games": n, "seconds": wall, "games_per_s": n / wall, "cpu_seconds": cpu,
+              "games_per_cpu_s": n / cpu, "turns_per_game": (turns - tu0) / max(n, 1),
+              "positions_per_s": (positions - p0) / wall,
+              "share": {k: v / wall for k, v in parts.items()}}
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(f"{args.variant}: {n} games in {wall:.1f} s = {n / wall:.0f} games/s "
+              f"({report['turns_per_game']:.1f} turns/game, {report['positions_per_s']:.0f} positions/s, "
+              f"batch_games={T.batch_games}, threads={args.threads})")
+        print(f"  process CPU time {cpu:.1f} s = {n / cpu:.0f} games per CPU-second "
+              f"(the rate on an otherwise idle core when threads=1)")
+        for k, v in parts.items():
+            print(f"  {k:42s} {v:7.2f} s  {100 * v / wall:5.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

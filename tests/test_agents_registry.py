@@ -1,0 +1,80 @@
+"""Agent specs: every name the CLI accepts builds the right bot; bad specs say what is wrong."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from abak_rl.agents.gnubg_agent import from_gnubg, to_gnubg
+from abak_rl.agents.registry import make_agent, parse_checkpoint_spec
+from abak_rl.engine.variants import get_variant
+
+STD = get_variant("standard")
+
+
+@pytest.mark.parametrize("spec", ["random", "pubeval", "heuristic"])
+def test_builtin_specs(spec):
+    assert make_agent(spec, STD, seed=0).name == spec
+
+
+def test_unknown_and_empty_specs_are_named():
+    with pytest.raises(ValueError, match="'bogus'"):
+        make_agent("bogus", STD)
+    with pytest.raises(ValueError, match="non-empty"):
+        make_agent("", STD)
+    with pytest.raises(ValueError, match="no checkpoint path"):
+        make_agent("checkpoint:", STD)
+    with pytest.raises(ValueError, match="ply"):
+        parse_checkpoint_spec("checkpoint:x.pt,ply=3")
+    with pytest.raises(ValueError, match="depth=1"):
+        parse_checkpoint_spec("checkpoint:x.pt,depth=1")
+
+
+def test_checkpoint_spec_goes_to_the_neural_loader(monkeypatch):
+    seen = {}
+    fake = types.ModuleType("abak_rl.agents.neural")
+
+    def load_neural_agent(path, variant, ply=0):
+        seen.update(path=path, variant=variant.name, ply=ply)
+        return types.SimpleNamespace(name="", choose=lambda *a: None)
+
+    fake.load_neural_agent = load_neural_agent
+    monkeypatch.setitem(sys.modules, "abak_rl.agents.neural", fake)
+    agent = make_agent("checkpoint:runs/a,b/step_5.pt,ply=1", STD)
+    assert seen == {"path": "runs/a,b/step_5.pt", "variant": "standard", "ply": 1}
+    assert agent.name == "checkpoint:runs/a,b/step_5.pt,ply=1"
+
+
+def test_export_and_onnx_specs_load_through_the_torch_free_loader(monkeypatch):
+    seen = []
+
+    def load_exported_agent(path, variant, ply=0, backend="auto"):
+        seen.append((path, variant.name, ply, backend))
+        return types.SimpleNamespace(name="", choose=lambda *a: None)
+
+    fake = types.ModuleType("abak_rl.inference")
+    fake.load_exported_agent = load_exported_agent
+    monkeypatch.setitem(sys.modules, "abak_rl.inference", fake)
+    make_agent("export:models/std", STD)
+    make_agent("onnx:models/std/model.onnx,ply=1", STD)
+    assert seen == [("models/std", "standard", 0, "auto"),
+                    ("models/std/model.onnx", "standard", 1, "onnx")]
+    with pytest.raises(ValueError, match="names no checkpoint path"):
+        make_agent("export:", STD)
+
+
+def test_gnubg_refuses_other_variants():
+    pytest.importorskip("gnubg_nn")
+    with pytest.raises(ValueError, match="standard backgammon only.*nackgammon"):
+        make_agent("gnubg", get_variant("nackgammon"))
+
+
+def test_gnubg_board_conversion_round_trips():
+    rng = np.random.default_rng(0)
+    rows = STD.initial_boards(1)
+    after = STD.legal_afterstates(np.repeat(rows, 6, 0), rng.integers(1, 7, (6, 2)).astype(np.int8))
+    for row in after.boards:
+        opp, me = to_gnubg(row)
+        assert sum(me) + row[26] == 15 and sum(opp) + row[27] == 15
+        np.testing.assert_array_equal(from_gnubg(me, opp), row)

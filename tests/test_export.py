@@ -1,0 +1,194 @@
+"""`abak-rl export`: ONNX / safetensors / TorchScript files and the model card."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from abak_rl import inference as inf
+from abak_rl.engine.variants import get_variant
+from abak_rl.export.cli import export_main
+from abak_rl.export.exporters import export_checkpoint, parse_formats
+from abak_rl.export.sample import sample_afterstates
+from abak_rl.features import feature_set_for
+from abak_rl.model.net import EvalNet
+from abak_rl.train.checkpoint import save_checkpoint
+
+
+def _abak_ok() -> bool:
+    try:
+        get_variant("abak")
+        return True
+    except Exception:  # noqa: BLE001 - any failure means the Abak engine is not there yet
+        return False
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+VARIANTS = ["standard", "nackgammon", "acey_deucey",
+            pytest.param("abak", marks=pytest.mark.skipif(not _abak_ok(), reason="abak engine unavailable"))]
+
+
+def make_checkpoint(path, variant: str, hidden: int = 24, layers: int = 1, activation: str = "sigmoid",
+                    seed: int = 0, constant=None):
+    """A checkpoint in the trainer's format (train/checkpoint.py) with a random, spread-out net;
+    constant=[5 probabilities]: a net that outputs exactly those for every afterstate."""
+    fs = feature_set_for(variant)
+    torch.manual_seed(seed)
+    net = EvalNet(fs.size, hidden=hidden, layers=layers, activation=activation)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(3.0)   # outputs spread over (0, 1), so mistakes show
+        if constant is not None:
+            for p in net.parameters():
+                p.zero_()
+            net.body[-1].bias.copy_(torch.logit(torch.tensor(constant, dtype=torch.float32)))
+    history = [{"games": 500, "random": {"ppg": 0.61, "ppg_ci95": 0.1, "win_rate": 0.66}},
+               {"games": 1000, "random": {"ppg": 0.83, "ppg_ci95": 0.09, "win_rate": 0.71}}]
+    save_checkpoint(path, {"variant": variant, "features": fs.describe(), "model": net.shape,
+                           "net": net.state_dict(),
+                           "config": {"seed": 0, "variant": {"name": variant}, "model": dict(net.shape)},
+                           "counters": {"games": 1000, "updates": 77, "states": 9000, "seconds": 1.5,
+                                        "best_ppg": 0.83, "best_games": 1000, "history": history}})
+    return net.eval()
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """variant -> (net, export folder), exported lazily once per variant."""
+    cache = {}
+
+    def get(variant):
+        if variant not in cache:
+            d = tmp_path_factory.mktemp(f"exp_{variant}")
+            net = make_checkpoint(d / "ckpt.pt", variant, hidden=24 if variant != "abak" else 16)
+            export_checkpoint(d / "ckpt.pt", "all", d / "out", verify=0)
+            cache[variant] = (net, d / "out")
+        return cache[variant]
+    return get
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_onnx_and_safetensors_match_pytorch_on_1000_positions(exported, variant):
+    net, out = exported(variant)
+    v = get_variant(variant)
+    boards, again = sample_afterstates(v, 1000, seed=11)
+    assert boards.shape[0] == 1000
+    x = feature_set_for(variant).encode(boards, again)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert want.std() > 0.05  # a net whose outputs vary, so the comparison means something
+    onnx_out = inf.OnnxRunner(out / "model.onnx")(x)
+    np.testing.assert_allclose(onnx_out, want, rtol=0, atol=1e-5)
+    # dynamic batch: one row at a time gives the same numbers
+    single = np.concatenate([inf.OnnxRunner(out / "model.onnx")(x[i:i + 1]) for i in range(3)])
+    np.testing.assert_allclose(single, want[:3], rtol=0, atol=1e-5)
+    model = inf.load_exported(out, backend="safetensors")
+    np.testing.assert_allclose(model.net_probs(boards, again), want, rtol=0, atol=1e-5)
+    ts = torch.jit.load(str(out / "model.ts"))
+    with torch.no_grad():
+        np.testing.assert_allclose(ts(torch.from_numpy(x)).numpy(), want, rtol=0, atol=1e-6)
+
+
+def test_onnx_graph_has_named_io_and_dynamic_batch(exported):
+    import onnx
+    _, out = exported("standard")
+    m = onnx.load(str(out / "model.onnx"))
+    (inp,), (outp,) = m.graph.input, m.graph.output
+    assert (inp.name, outp.name) == ("features", "probs")
+    in_dims = inp.type.tensor_type.shape.dim
+    assert in_dims[0].dim_param and not in_dims[0].dim_value       # symbolic batch
+    assert in_dims[1].dim_value == 198
+    assert outp.type.tensor_type.shape.dim[1].dim_value == 5
+
+
+def test_model_card_records_what_a_user_needs(exported):
+    _, out = exported("acey_deucey")
+    card = json.loads((out / "model_card.json").read_text())
+    assert card["format"] == "abak-rl-model-card" and card["format_version"] == 1
+    assert card["variant"] == "acey_deucey"
+    assert card["feature_set"]["name"] == "td198_pool"
+    assert card["feature_set"]["version"] == 1 and card["feature_set"]["size"] == 200
+    assert card["outputs"]["order"] == ["p_win", "p_wg", "p_wbg", "p_lg", "p_lbg"]
+    assert set(card["outputs"]["meaning"]) == set(card["outputs"]["order"])
+    assert "afterstate" in card["outputs"]["perspective"].lower()
+    assert card["network"] == {**card["network"], "n_inputs": 200, "hidden": 24, "layers": 1,
+                               "activation": "sigmoid"}
+    assert card["training"]["games"] == 1000
+    assert card["training"]["config"]["variant"]["name"] == "acey_deucey"
+    assert card["evaluation"]["latest"]["games"] == 1000
+    assert card["evaluation"]["latest"]["random"]["ppg"] == pytest.approx(0.83)
+    for fmt, name in (("onnx", "model.onnx"), ("safetensors", "model.safetensors"), ("torchscript", "model.ts")):
+        f = card["files"][fmt]
+        assert f["path"] == name
+        assert f["sha256"] == hashlib.sha256((out / name).read_bytes()).hexdigest()
+
+
+def test_export_cli_writes_chosen_format_and_verifies(tmp_path, capsys):
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, layers=2, activation="relu")
+    rc = export_main([f"checkpoint={tmp_path / 'c.pt'}", "format=safetensors", f"out={tmp_path / 'o'}",
+                      "verify=50"])
+    assert rc == 0
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["model.safetensors", "model_card.json"]
+    card = json.loads((tmp_path / "o" / "model_card.json").read_text())
+    assert card["verification"]["positions"] == 50
+    assert card["verification"]["max_abs_diff"]["safetensors"] <= 1e-5
+    assert "verified on 50 positions" in capsys.readouterr().out
+    # the two-hidden-layer relu net runs the same in NumPy
+    net = EvalNet(198, hidden=8, layers=2, activation="relu")
+    net.load_state_dict(torch.load(tmp_path / "c.pt", weights_only=True)["net"])
+    x = np.random.default_rng(0).random((20, 198), dtype=np.float32)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(inf.load_exported(tmp_path / "o").forward(x), want, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["format=onnx", "out=x"], "missing checkpoint"),
+    (["checkpoint=nowhere.pt", "out=x"], "checkpoint not found"),
+    (["checkpoint=c.pt", "format=pt", "out=x"], "unknown export format 'pt'"),
+    (["checkpoint=c.pt", "outdir=x"], "unknown argument 'outdir'"),
+    (["checkpoint=c.pt", "out=x", "verify=many"], "verify='many'"),
+    (["c.pt"], "not key=value"),
+])
+def test_export_cli_rejects_bad_arguments(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=4)
+    assert export_main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_parse_formats():
+    assert parse_formats("all") == ["onnx", "safetensors", "torchscript"]
+    assert parse_formats("safetensors,onnx,onnx") == ["safetensors", "onnx"]
+    with pytest.raises(ValueError, match="no export format"):
+        parse_formats("")
+
+
+def test_loading_refuses_a_card_that_does_not_fit(exported, tmp_path):
+    import shutil
+    _, out = exported("standard")
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    card = json.loads((bad / "model_card.json").read_text())
+    card["feature_set"]["version"] = 99
+    (bad / "model_card.json").write_text(json.dumps(card))
+    with pytest.raises(inf.ExportError, match="feature set"):
+        inf.load_exported(bad)
+    card["feature_set"]["version"] = 1
+    card["network"]["hidden"] = 25
+    (bad / "model_card.json").write_text(json.dumps(card))
+    with pytest.raises(inf.ExportError, match="body.0 has shape"):
+        inf.load_exported(bad, backend="safetensors")
+    with pytest.raises(inf.ExportError, match="cannot describe variant 'abak'"):
+        inf.load_exported(out, variant="abak")
+    with pytest.raises(inf.ExportError, match="model card not found"):
+        inf.load_exported(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"not onnx")
+    (tmp_path / "model_card.json").write_text((out / "model_card.json").read_text())
+    with pytest.raises(inf.ExportError, match="not a readable ONNX model"):
+        inf.load_exported(tmp_path / "model.onnx")

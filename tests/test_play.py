@@ -1,0 +1,157 @@
+"""`abak-rl play`: a whole game against the bot driven through stdin."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from abak_rl.export.cli import play_main
+from abak_rl.export.exporters import export_checkpoint
+from abak_rl.export.play import match_play
+
+from test_export import _abak_ok, make_checkpoint
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory):
+    d = tmp_path_factory.mktemp("play")
+    make_checkpoint(d / "ckpt.pt", "standard", hidden=8, seed=2)
+    export_checkpoint(d / "ckpt.pt", "safetensors", d / "out", verify=0)
+    return d / "out"
+
+
+class Human(io.StringIO):
+    """stdin that answers each prompt the game wrote last: a scripted list first, then a
+    default answer per kind of prompt; stops (EOF) after `limit` lines."""
+
+    def __init__(self, out: io.StringIO, script=(), play="1", roll="", cube="take", limit=2000):
+        super().__init__()
+        self.out, self.script, self.limit = out, list(script), limit
+        self.answers = {"Your play": play, "press Enter to roll": roll, "take or pass": cube}
+        self.asked = 0
+
+    def readline(self, *_):
+        self.asked += 1
+        if self.asked > self.limit:
+            return ""
+        if self.script:
+            return self.script.pop(0) + "\n"
+        last = self.out.getvalue().rsplit("\n", 1)[-1]
+        for key, answer in self.answers.items():
+            if key in last:
+                return answer + "\n"
+        raise AssertionError(f"unexpected prompt {last!r}")
+
+
+def play(model, args=(), **human):
+    out = io.StringIO()
+    rc = play_main(["--model", str(model), *args], stdin=Human(out, **human), stdout=out)
+    return rc, out.getvalue()
+
+
+def test_a_whole_game_ends_with_a_result(bot):
+    rc, out = play(bot, ["--seed", "4"])
+    assert rc == 0
+    assert "Opening roll" in out and "+------------------+" in out
+    assert ("You win" in out) != ("The bot wins" in out)
+    assert out.count("the bot rolled") >= 3 and out.count("you played") >= 3
+    # the same seed replays the same game
+    assert play(bot, ["--seed", "4"])[1] == out
+
+
+def test_bad_input_asks_again_with_a_reason(bot):
+    rc, out = play(bot, ["--seed", "1"], script=["foo", "99", "24/1 1/off", "hint", "board"], limit=12)
+    assert rc == 0
+    assert "Not accepted: 'foo' is neither a play number nor a play" in out
+    assert "Not accepted: there is no play number 99" in out
+    assert "Not accepted: '24/1 1/off' is not a legal play" in out
+    assert "equity" in out                                  # the hint was shown
+    assert "Leaving the game (end of input)" in out         # EOF after 12 answers: clean exit
+
+
+def test_quit_and_eof_leave_cleanly(bot):
+    rc, out = play(bot, ["--seed", "2"], script=["quit"])
+    assert rc == 0 and "Leaving the game (quit)" in out and "--seed 2" in out
+    rc, out = play(bot, ["--seed", "2"], limit=0)
+    assert rc == 0 and "Leaving the game (end of input)" in out
+
+
+def constant_bot(tmp_path, p_win):
+    """A bot whose net says every afterstate wins p_win for the player who made it, no gammons:
+    the player to move then always has 1 - p_win before its roll (cube decisions are known)."""
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=4, constant=[p_win, 1e-6, 1e-6, 1e-6, 1e-6])
+    export_checkpoint(tmp_path / "c.pt", "safetensors", tmp_path / "out", verify=0)
+    return tmp_path / "out"
+
+
+def test_cube_the_bot_doubles_and_the_human_passes(tmp_path):
+    # 75% for the player to move: Janowski says double, take (seed 6: the human opens, the bot
+    # has the first cube decision)
+    rc, out = play(constant_bot(tmp_path, 0.25), ["--seed", "6", "--cube"], cube="pass")
+    assert rc == 0
+    assert "The bot doubles to 2.\ntake or pass? pass" in out
+    assert out.rstrip().endswith("The bot wins 1 point (the double was passed) after "
+                                 + out.rstrip().rsplit("after ", 1)[1])
+
+
+def test_cube_the_human_doubles_and_the_bot_takes_then_redoubles(tmp_path):
+    # seed 5: the bot opens, so the human has the first cube decision
+    rc, out = play(constant_bot(tmp_path, 0.25), ["--seed", "5", "--cube"], roll="double", cube="take")
+    assert rc == 0
+    assert "You double to 2. The bot takes." in out
+    assert "cube 2 (the bot's)" in out
+    assert "The bot doubles to 4.\ntake or pass? take" in out
+    assert "cube 4 (yours)" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith(("You win", "The bot wins"))
+    points = int(last.split()[2 if last.startswith("You") else 3])
+    cube = int(out.rsplit("; cube ", 1)[1].split()[0])
+    result = {"a single game": 1, "a gammon": 2, "a backgammon": 3}[last.split("(")[1].split(")")[0]]
+    assert points == cube * result
+
+
+def test_cube_the_bot_passes_a_double_when_too_far_behind(tmp_path):
+    # 95% for the player to move: the bot passes the human's double
+    rc, out = play(constant_bot(tmp_path, 0.05), ["--seed", "5", "--cube"], roll="double")
+    assert rc == 0
+    assert "You double to 2. The bot passes." in out
+    assert out.rstrip().splitlines()[-1].startswith("You win 1 point (the double was passed)")
+
+
+@pytest.mark.skipif(not _abak_ok(), reason="abak engine unavailable")
+def test_abak_board_shows_classes(tmp_path):
+    make_checkpoint(tmp_path / "a.pt", "abak", hidden=4)
+    export_checkpoint(tmp_path / "a.pt", "onnx", tmp_path / "out", verify=0)
+    rc, out = play(tmp_path / "out", ["--seed", "5"], limit=6)
+    assert rc == 0
+    board = out.split("starting position")[1]
+    assert "G" in board and "D" in board and "g" in board and "d" in board
+    assert "Leaving the game" in out
+
+
+def test_match_play_understands_notation():
+    plays = ["24/21 24/21 8/5 6/3", "13/10 13/10 8/5 8/5", "8/5 6/3", "bar/22 6/3*", "6/3 8/5"]
+    assert match_play("2", plays) == 1
+    assert match_play(" 8/5   6/3 ", plays) == 2
+    assert match_play("13/10(2) 8/5(2)", plays) == 1
+    assert match_play("8/5 24/21 6/3 24/21", plays) == 0    # any order
+    assert match_play("6/3 bar/22", plays) == 3              # hit mark optional
+    with pytest.raises(ValueError, match=r"fits several legal plays \(1, 2\)"):
+        match_play("8/5* 6/3", ["8/5 6/3", "6/3 8/5"])   # Abak: move order can matter
+    with pytest.raises(ValueError, match="no play number 6"):
+        match_play("6", plays)
+
+
+def test_command_line_entry_point(bot):
+    proc = subprocess.run([sys.executable, "-m", "abak_rl.cli", "play", "--model", str(bot), "--seed", "9"],
+                          input="1\n1\n", capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Leaving the game (end of input)" in proc.stdout and "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "abak_rl.cli", "play", "--model", str(bot.parent / "nope")],
+                          input="", capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "not found" in proc.stderr
