@@ -5,7 +5,11 @@ least disturbed by other work on a shared machine. Afterstates per second: the s
 positions met in random games (each with its own roll), cut into batches of each size.
 
     python scripts/bench_abak.py [--games 256] [--seeds 3] [--reps 3] [--batches 1,64,1024]
-                                 [--positions 2048]
+                                 [--positions 2048] [--can-move]
+
+--can-move: the total-deadlock check (engine.deadlock) asks abak.movegen.can_move for Abak
+instead of generating all 21 rolls' afterstates (same answers, same games; a proposal for
+engine/deadlock.py, patched in here only to measure it).
 """
 
 from __future__ import annotations
@@ -50,7 +54,15 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=2048, help="positions timed per batch size")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=3, help="game sets of --games games (seeds)")
+    ap.add_argument("--can-move", action="store_true",
+                    help="deadlock check through abak.movegen.can_move (see the docstring)")
     args = ap.parse_args()
+    if args.can_move:
+        from abak_rl.engine import deadlock
+        from abak_rl.engine.abak.movegen import can_move
+        full_check = deadlock._can_move_somehow
+        deadlock._can_move_somehow = lambda variant, boards: (
+            can_move(boards) if variant.kind == "abak" else full_check(variant, boards))
     rows = []
     seeds = range(args.seed, args.seed + args.seeds)
     for name in ("standard", "abak"):

@@ -408,3 +408,17 @@ def test_a_total_deadlock_ends_the_game_by_pip_count():
     assert turn_result(v, ab.flip(row), ab.flip(row))[0] == -1    # seen from the other side
     start = v.initial_boards(1)
     assert not deadlocked(v, start)[0] and turn_result(v, start, start)[0] == 0
+
+
+def test_fast_can_move_agrees_with_all_21_rolls():
+    """The deadlock check's fast path (one movement step over the six dice) must give the
+    same answer as generating all 21 rolls, on positions from random games and their flips."""
+    from abak_rl.engine.deadlock import _can_move_somehow
+    from abak_rl.engine.game import random_play_positions
+    v = AbakVariant()
+    rows = random_play_positions(v, 24, 5)[0]
+    rows = np.concatenate([rows, ab.flip(rows)])
+    slow = type("Plain", (), {"legal_afterstates": v.legal_afterstates})()   # no fast path
+    fast = v.can_move(rows)
+    assert (fast == _can_move_somehow(slow, rows)).all()
+    assert fast.any() and (~fast).any()   # the sample holds both answers

@@ -16,7 +16,12 @@ ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.in
 
 
 def _can_move_somehow(variant, boards: np.ndarray) -> np.ndarray:
-    """True where the player to move has a legal play for at least one of the 21 rolls."""
+    """True where the player to move has a legal play for at least one of the 21 rolls.
+
+    A variant may offer a faster exact answer as `variant.can_move(boards)` (Abak does)."""
+    fast = getattr(variant, "can_move", None)
+    if fast is not None:
+        return np.asarray(fast(boards), dtype=bool)
     n = boards.shape[0]
     rep = np.repeat(boards, len(ROLLS), axis=0)
     after = variant.legal_afterstates(rep, np.tile(ROLLS, (n, 1)))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..board import load_starting_layouts
 from . import board as ab
+from .movegen import can_move as _abak_can_move
 from .movegen import legal_afterstates as _abak_afterstates
 
 CHECKERS = 15
@@ -52,6 +53,11 @@ class AbakVariant:
 
     def legal_afterstates(self, boards: np.ndarray, dice: np.ndarray, with_plays: bool = False):
         return _abak_afterstates(boards, dice, with_plays=with_plays)
+
+    def can_move(self, boards: np.ndarray) -> np.ndarray:
+        """True where the player to move has a legal play for some roll (the deadlock check's
+        fast path: one movement step over the six dice instead of 21 whole rolls)."""
+        return _abak_can_move(boards)
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         return ab.flip(boards)
