@@ -2,7 +2,6 @@
 
 import os
 
-import numpy as np
 import pytest
 import torch
 
@@ -187,3 +186,25 @@ def test_learning_rate_schedules():
     assert lr_at(t, 500) == pytest.approx(0.0055) and lr_at(t, 250) > 0.0055
     t.lr_final = None
     assert lr_at(t, 700) == 0.01
+
+
+def test_selfplay_ends_a_deadlocked_game_and_learns_its_result():
+    """A total deadlock (found in random Abak play) must end the self-play game, scored by
+    engine.deadlock, instead of spinning until max_turns and being dropped unlearned."""
+    import numpy as np
+    from abak_rl.engine.abak.variant import row_from_stacks
+    from abak_rl.features import feature_set_for
+    from abak_rl.model.net import EvalNet
+    from abak_rl.model.scorer import Scorer
+    from abak_rl.train.selfplay import SelfPlay
+    v = get_variant("abak")
+    frozen = row_from_stacks(["edsss", "SSSSS", "KKSSS", "DS", "sgoss", "GO", "E"] + [""] * 15
+                             + ["kks", ""], bar="ss")
+    fs = feature_set_for("abak", "auto")
+    scorer = Scorer(EvalNet(fs.size), fs, v, torch.device("cpu"))
+    play = SelfPlay(v, 2, seed=0)
+    play.boards[0] = frozen
+    out = play.step(scorer)
+    assert out.length.size == 1 and out.points.tolist() == [1]   # 52 pips against 276
+    assert out.probs[0, out.length[0] - 1].tolist() == [1, 0, 0, 0, 0]
+    assert play.aborted == 0 and not (play.boards[0] == frozen).all()   # the slot restarted

@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from ..engine.common import Afterstates
 from ..model.net import equity, outcome_probs, swap_perspective

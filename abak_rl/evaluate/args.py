@@ -47,6 +47,11 @@ def _convert(key: str, raw: str, kind):
             return int(raw.replace("_", ""))
         except ValueError:
             raise ArgError(f"{key}={raw!r}: expected an integer") from None
+    if kind is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise ArgError(f"{key}={raw!r}: expected a number") from None
     return raw
 
 

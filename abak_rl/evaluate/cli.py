@@ -11,6 +11,9 @@ from .args import REQUIRED, ArgError, parse, usage
 EVALUATE = {
     "agent": (str, REQUIRED), "opponent": (str, "pubeval"), "games": (int, 10_000),
     "variant": (str, "standard"), "seed": (int, 0), "batch": (int, 1000), "out": (str, ""),
+    # the doubling cube (docs/evaluation.md): cube=money, or match_length=N for matches
+    "cube": (str, "none"), "match_length": (int, 0), "jacoby": (bool, False),
+    "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"), "cube_x": (float, 0.68),
 }
 TOURNAMENT = {
     "agents": (list, REQUIRED), "games": (int, 2000), "variant": (str, "standard"),
@@ -29,7 +32,11 @@ def _run(argv: list[str], spec: dict, command: str, body) -> int:
         print(usage(spec, command))
         return 0
     try:
-        return body(parse(argv, spec, command)) or 0
+        args = parse(argv, spec, command)
+        if any("checkpoint:" in str(v) for v in args.values()):
+            import torch
+            torch.set_num_threads(1)   # small batched forward passes: 1 thread is ~4x faster here
+        return body(args) or 0
     except (ArgError, ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"abak-rl {command}: error: {exc}", file=sys.stderr)
         return 2
@@ -50,6 +57,22 @@ def format_match(r: dict) -> str:
 
 
 def _evaluate(a: dict) -> int:
+    if a["cube"] not in ("none", "money", "match"):
+        raise ArgError(f"evaluate: cube={a['cube']!r}: expected none, money or match")
+    if a["match_length"] < 0:
+        raise ArgError(f"evaluate: match_length={a['match_length']}: expected 0 (money) or more")
+    if a["cube"] == "match" and not a["match_length"]:
+        raise ArgError("evaluate: cube=match needs match_length=N")
+    if a["cube"] != "none" or a["match_length"]:
+        from .cube_match import format_cube_match, run_cube_match
+        r = run_cube_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"],
+                           match_length=a["match_length"], jacoby=a["jacoby"],
+                           agent_cube=a["agent_cube"], opponent_cube=a["opponent_cube"],
+                           cube_x=a["cube_x"], batch=a["batch"])
+        print(format_cube_match(r))
+        if a["out"]:
+            write_json(a["out"], r)
+        return 0
     from .match import run_match
     r = run_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"], batch=a["batch"])
     print(format_match(r))

@@ -133,6 +133,8 @@ def validate(cfg: DictConfig) -> None:
         feature_set_for(cfg.variant.name, cfg.model.features)
     except ValueError as e:
         raise ConfigError(f"config key model.features={cfg.model.features!r} is invalid: {e}") from None
+    from .executors import check_config
+    check_config(cfg)                      # executor, ray.* (and Ray installed when executor=ray)
 
 
 def variant_options(cfg: DictConfig) -> dict:

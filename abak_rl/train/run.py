@@ -30,6 +30,7 @@ from . import config as cfgmod
 from .checkpoint import (CheckpointError, build_net_from, load_checkpoint, random_states,
                          restore_random_states, save_checkpoint, to_numpy)
 from .evaluation import evaluate, make_opponents
+from .executors import make_executor
 from .selfplay import SelfPlay
 from .td import SampleQueue, td_update
 
@@ -97,7 +98,7 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None) -> dict:
     net = (build_net_from(resume, features) if resume else build_net(features.size, cfg.model)).to(device)
     optimizer = make_optimizer(net, T)
     scorer = Scorer(net, features, variant, device)
-    play = SelfPlay(variant, int(T.batch_games), int(cfg.seed), int(T.max_turns))
+    play = make_executor(cfg, variant, scorer, local=SelfPlay)   # executor=local | ray (docs/ray.md)
     queue = SampleQueue(variant.width)
     c = Counters()
     if resume:
@@ -211,6 +212,7 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None) -> dict:
         final = run_eval(int(E.final_games))
     save_checkpoint(ckpt_dir / "latest.pt", payload())
     writer.close()
+    play.close()
     summary = {"run": cfg.run, "games": c.games, "updates": c.updates, "interrupted": interrupted,
                "seconds": c.seconds, "games_per_s": c.games / max(c.seconds, 1e-9),
                "final_eval": final, "best_ppg": c.best_ppg, "best_games": c.best_games,

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..engine import dice as dice_mod
 from ..engine.common import segment_random
+from ..engine.deadlock import turn_result
 from ..model.net import outcome_probs
 from ..model.scorer import best_afterstates
 
@@ -77,8 +78,10 @@ class SelfPlay:
             explore = u < epsilon
             chosen = np.where(explore, segment_random(pick, after.parent, B), chosen)
         new = after.boards[chosen]
-        won = v.winner_points(new)
-        done = won > 0
+        # +1/+2/+3: the mover won; -1: a total deadlock the opponent wins (engine.deadlock);
+        # outcome_probs(-1) is all zeros, i.e. a single loss from the mover's view
+        won = turn_result(v, self.boards, new)
+        done = won != 0
         again = v.extra_turn(self.dice) & ~done
         if self.length.max() >= self.t_boards.shape[1]:
             self._grow()
