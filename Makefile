@@ -24,5 +24,8 @@ train: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
+bench: $(STAMP)
+	$(BIN)/python scripts/bench_movegen.py $(ARGS)
+
 clean:
 	rm -rf $(VENV) outputs runs
