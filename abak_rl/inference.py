@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-OUTPUTS = ("p_win", "p_wg", "p_wbg", "p_lg", "p_lbg")
+from .engine.common import segment_argmax as segment_best
+from .model.outcomes import OUTPUTS, equity, outcome_probs
+from .model.outcomes import swap_perspective_np as swap_perspective
 CARD_NAME = "model_card.json"
 CARD_FORMAT = "abak-rl-model-card"
 CARD_FORMAT_VERSION = 1
@@ -39,38 +41,6 @@ ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
 class ExportError(ValueError):
     """An export folder or file that is missing, malformed, or does not fit what it claims."""
-
-
-# ----------------------------------------------------------------------------- probability math
-
-def equity(p: np.ndarray) -> np.ndarray:
-    """Cubeless equity per row of [..., 5] probabilities."""
-    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
-
-
-def swap_perspective(p: np.ndarray) -> np.ndarray:
-    """The same outcome probabilities seen from the other player."""
-    p = np.asarray(p)
-    return np.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
-
-
-def outcome_probs(points: np.ndarray) -> np.ndarray:
-    """Exact 'probabilities' of a finished game won by the mover with `points` (1, 2, 3)."""
-    points = np.asarray(points)
-    out = np.zeros(points.shape + (5,), dtype=np.float32)
-    out[..., 0] = points >= 1
-    out[..., 1] = points >= 2
-    out[..., 2] = points >= 3
-    return out
-
-
-def segment_best(values: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
-    """Per position, the index of its highest value (the first on ties); the rows of a position
-    are contiguous and every position has at least one (same rule as model/scorer.py)."""
-    starts = np.searchsorted(parent, np.arange(n))
-    best = np.maximum.reduceat(values, starts)
-    idx = np.where(values >= best[parent], np.arange(values.shape[0]), values.shape[0])
-    return np.minimum.reduceat(idx, starts)
 
 
 # ----------------------------------------------------------------------------- forward passes

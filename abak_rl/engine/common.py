@@ -170,16 +170,22 @@ def keep_most_dice(group: np.ndarray, n_moves: np.ndarray, first_die: np.ndarray
 
 
 def segment_argmax(scores: np.ndarray, parent: np.ndarray, n_positions: int) -> np.ndarray:
-    """For each position, the row index of its highest score (first one on ties)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    order = np.lexsort((-scores, parent))
-    first = np.ones(order.shape[0], dtype=bool)
-    p = parent[order]
-    first[1:] = p[1:] != p[:-1]
-    chosen = order[first]
-    if chosen.shape[0] != n_positions:
+    """For each position, the row index of its highest score (the first one on ties).
+
+    O(N) when the rows of a position are contiguous and in order (the Afterstates contract);
+    otherwise a stable sort by parent first, with the same result. Every position needs a row.
+    """
+    scores = np.asarray(scores)
+    parent = np.asarray(parent)
+    if parent.size > 1 and (parent[1:] < parent[:-1]).any():
+        order = np.argsort(parent, kind="stable")
+        return order[segment_argmax(scores[order], parent[order], n_positions)]
+    starts = np.searchsorted(parent, np.arange(n_positions))
+    if starts.size and (starts[-1] >= parent.size or np.any(parent[starts] != np.arange(n_positions))):
         raise ValueError("every position needs at least one afterstate")
-    return chosen
+    best = np.maximum.reduceat(scores, starts)
+    idx = np.where(scores >= best[parent], np.arange(scores.shape[0]), scores.shape[0])
+    return np.minimum.reduceat(idx, starts)
 
 
 def segment_random(u: np.ndarray, parent: np.ndarray, n_positions: int) -> np.ndarray:

@@ -1,5 +1,3 @@
-"""The evaluator network and the arithmetic on its five outputs."""
-
-from .net import (EvalNet, OUTPUTS, build_net, equity, outcome_probs, swap_perspective)
-
-__all__ = ["EvalNet", "OUTPUTS", "build_net", "equity", "outcome_probs", "swap_perspective"]
+"""The evaluator network (net.py, PyTorch), the arithmetic on its five outputs (outcomes.py,
+NumPy only) and batched scoring of afterstates (scorer.py). Import the submodules directly:
+this package imports nothing itself, so torch-free code can use outcomes.py."""

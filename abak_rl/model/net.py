@@ -24,7 +24,8 @@ import numpy as np
 import torch
 from torch import nn
 
-OUTPUTS = ("p_win", "p_wg", "p_wbg", "p_lg", "p_lbg")
+from .outcomes import OUTPUTS, equity, outcome_probs, swap_perspective_np  # noqa: F401 (re-exported)
+
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "relu": nn.ReLU, "tanh": nn.Tanh}
 
 
@@ -59,24 +60,8 @@ def build_net(n_inputs: int, model_cfg) -> EvalNet:
                    activation=str(model_cfg["activation"]))
 
 
-def equity(p):
-    """Cubeless equity per row of [..., 5] probabilities (numpy or torch)."""
-    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
-
-
 def swap_perspective(p):
     """The same outcome probabilities seen from the other player (numpy or torch)."""
     if isinstance(p, torch.Tensor):
         return torch.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], dim=-1)
-    p = np.asarray(p)
-    return np.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
-
-
-def outcome_probs(points: np.ndarray) -> np.ndarray:
-    """Exact 'probabilities' of a finished game won by P with `points` (1, 2 or 3) each."""
-    points = np.asarray(points)
-    out = np.zeros(points.shape + (5,), dtype=np.float32)
-    out[..., 0] = points >= 1
-    out[..., 1] = points >= 2
-    out[..., 2] = points >= 3
-    return out
+    return swap_perspective_np(p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..engine.common import segment_argmax as segment_best  # one rule for every chooser
 from .net import EvalNet, equity, outcome_probs
 
 CHUNK = 65_536  # rows per forward pass: bounds memory on Acey-deucey's huge 1-2 fan-outs
@@ -58,21 +59,6 @@ class Scorer:
             out[live] = self.net_probs(boards[live], again[live])
         out[over] = outcome_probs(won[over])
         return out
-
-
-def segment_best(values: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
-    """Per position, the index of its highest value (the first on ties). Every position has at
-    least one row. O(N) when rows of a position are contiguous and in order (the Afterstates
-    contract); otherwise a stable sort by parent first, with the same result."""
-    if parent.size > 1 and (parent[1:] < parent[:-1]).any():
-        order = np.argsort(parent, kind="stable")
-        return order[segment_best(values[order], parent[order], n)]
-    starts = np.searchsorted(parent, np.arange(n))
-    if starts.size and (starts[-1] >= parent.size or np.any(parent[starts] != np.arange(n))):
-        raise ValueError("every position needs at least one afterstate")
-    best = np.maximum.reduceat(values, starts)
-    idx = np.where(values >= best[parent], np.arange(values.shape[0]), values.shape[0])
-    return np.minimum.reduceat(idx, starts)
 
 
 def best_afterstates(scorer: Scorer, after, dice: np.ndarray, n: int):
