@@ -208,3 +208,14 @@ def test_selfplay_ends_a_deadlocked_game_and_learns_its_result():
     assert out.length.size == 1 and out.points.tolist() == [1]   # 52 pips against 276
     assert out.probs[0, out.length[0] - 1].tolist() == [1, 0, 0, 0, 0]
     assert play.aborted == 0 and not (play.boards[0] == frozen).all()   # the slot restarted
+
+
+def test_sampled_selfplay_games_are_written_as_game_records(tmp_path):
+    import json
+    cfg = prepare_config(tiny(tmp_path, "eval.records=3", "eval.every=0", "eval.final_games=2"))
+    train(cfg)
+    files = sorted((tmp_path / "runs" / "t").glob("selfplay_*.jsonl"))
+    assert files, "no self-play records written"
+    games = [json.loads(x) for x in files[-1].read_text().splitlines()]
+    assert len(games) == 3 and all(g["variant"] == "standard" and g["turns"] for g in games)
+    assert all(g["players"][0] == g["players"][1] for g in games)     # the net against itself

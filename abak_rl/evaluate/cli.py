@@ -11,6 +11,7 @@ from .args import REQUIRED, ArgError, parse, usage
 EVALUATE = {
     "agent": (str, REQUIRED), "opponent": (str, "pubeval"), "games": (int, 10_000),
     "variant": (str, "standard"), "seed": (int, 0), "batch": (int, 1000), "out": (str, ""),
+    "records": (str, ""),   # write every game: x.jsonl (any variant) or x.mat (Jellyfish, standard)
     # the doubling cube (docs/evaluation.md): cube=money, or match_length=N for matches
     "cube": (str, "none"), "match_length": (int, 0), "jacoby": (bool, False),
     "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"), "cube_x": (float, 0.68),
@@ -74,8 +75,11 @@ def _evaluate(a: dict) -> int:
             write_json(a["out"], r)
         return 0
     from .match import run_match
-    r = run_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"], batch=a["batch"])
+    r = run_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"], batch=a["batch"],
+                  records=a["records"] or None)
     print(format_match(r))
+    for path in r.get("records", []):
+        print(f"game records: {path}")
     if a["out"]:
         write_json(a["out"], r)
     return 0

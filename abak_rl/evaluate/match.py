@@ -9,6 +9,7 @@ pair and the paired interval (evaluate.stats) is much narrower than for independ
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -31,16 +32,40 @@ def _label(spec, agent) -> str:
     return spec if isinstance(spec, str) else str(getattr(agent, "name", type(agent).__name__))
 
 
-def play_pairs(agent, opponent, variant, ids: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Agent's points in games `ids` from seat 0 and in the same games from seat 1; total turns."""
-    first = play_games(variant, [agent, opponent], ids.size, seed, game_ids=ids)
-    second = play_games(variant, [opponent, agent], ids.size, seed, game_ids=ids)
+def play_pairs(agent, opponent, variant, ids: np.ndarray, seed: int, record: bool = False):
+    """Agent's points in games `ids` from seat 0 and in the same games from seat 1; total turns;
+    and, with record=True, the two GameResults (for game records)."""
+    first = play_games(variant, [agent, opponent], ids.size, seed, game_ids=ids, record=record)
+    second = play_games(variant, [opponent, agent], ids.size, seed, game_ids=ids, record=record)
     turns = int(first.turns.sum() + second.turns.sum())
-    return first.seat_points(0), second.seat_points(1), turns
+    return first.seat_points(0), second.seat_points(1), turns, (first, second)
+
+
+def write_match_records(path: str, legs: list, variant, names: tuple[str, str], seed: int) -> list[str]:
+    """Game records of a match: JSON lines with both seatings in one file, or for `.mat`
+    (standard only) one Jellyfish file per seating (`x.mat`, `x_swapped.mat`), since a .mat
+    file keeps its two players in fixed columns. Returns the files written."""
+    from ..io.records import game_records, mat_text, write_jsonl
+    per_leg = [[], []]
+    for ids, first, second in legs:
+        per_leg[0] += game_records(first, variant.name, names, seed, ids)
+        per_leg[1] += game_records(second, variant.name, names[::-1], seed, ids)
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix == ".mat":
+        if variant.name != "standard":
+            raise ValueError(f"records={path}: .mat is for standard backgammon; use .jsonl for {variant.name}")
+        other = p.with_name(p.stem + "_swapped.mat")
+        p.write_text(mat_text(per_leg[0]), encoding="utf-8")
+        other.write_text(mat_text(per_leg[1]), encoding="utf-8")
+        return [str(p), str(other)]
+    write_jsonl(per_leg[0] + per_leg[1], p)
+    return [str(p)]
 
 
 def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: int = 0,
-              batch: int = 1000, progress: bool | None = None, keep_results: bool = False) -> dict:
+              batch: int = 1000, progress: bool | None = None, keep_results: bool = False,
+              records: str | None = None) -> dict:
     """Play `games` games (an even number: games/2 dice sequences, each from both seats).
 
     agent, opponent: Agent objects or registry specs; variant: a variant or its name.
@@ -48,6 +73,7 @@ def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: in
     progress: show a tqdm bar (default: only for runs of 2,000 games or more).
     keep_results: also return "results": (first, second), the agent's points per dice sequence
     from seat 0 and from seat 1 (arrays, for ratings; not JSON).
+    records: also write every game as a game record to this file (see write_match_records).
     """
     if isinstance(variant, str):
         variant = get_variant(variant)
@@ -62,6 +88,7 @@ def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: in
     step = max(1, batch // 2)
     first, second = np.empty(pairs, np.int64), np.empty(pairs, np.int64)
     turns = 0
+    legs: list = []
     bar = None
     if progress or (progress is None and games >= 2000):
         from tqdm import tqdm
@@ -69,8 +96,11 @@ def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: in
     start = time.perf_counter()
     for lo in range(0, pairs, step):
         ids = np.arange(lo, min(lo + step, pairs), dtype=np.int64)
-        first[ids], second[ids], t = play_pairs(a, b, variant, ids, seed)
+        first[ids], second[ids], t, games_played = play_pairs(a, b, variant, ids, seed,
+                                                              record=records is not None)
         turns += t
+        if records is not None:
+            legs.append((ids, *games_played))
         if bar is not None:
             bar.update(2 * ids.size)
     elapsed = time.perf_counter() - start
@@ -81,6 +111,9 @@ def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: in
     report.update(summarize(first, second))
     report.update({"mean_turns": turns / games, "seconds": elapsed,
                    "games_per_s": games / elapsed if elapsed > 0 else float("inf")})
+    if records is not None:
+        report["records"] = write_match_records(records, legs, variant,
+                                                (report["agent"], report["opponent"]), seed)
     if keep_results:
         report["results"] = (first, second)
     return report

@@ -101,6 +101,7 @@ CHECKS = {
     "eval.games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
     "eval.final_games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
     "eval.seed": (_nonneg_int, "an integer >= 0"),
+    "eval.records": (lambda v: v is None or _nonneg_int(v), "an integer >= 0"),
 }
 OPPONENTS = ("random", "pubeval")
 

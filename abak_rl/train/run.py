@@ -127,6 +127,9 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None) -> dict:
         net.eval()
         agent = NeuralAgent(scorer, ply=0, name=f"{cfg.run}@{c.games}")
         res = evaluate(agent, variant, opponents, games, int(E.seed))
+        if E.get("records"):                       # sampled self-play games as game records
+            write_selfplay_records(agent, variant, int(E.records), int(E.seed),
+                                   run_dir / f"selfplay_{c.games:09d}.jsonl")
         net.train()
         for opp, r in res.items():
             for k, val in r.items():
@@ -218,6 +221,14 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None) -> dict:
                "final_eval": final, "best_ppg": c.best_ppg, "best_games": c.best_games,
                "latest": str(ckpt_dir / "latest.pt"), "run_dir": str(run_dir)}
     return summary
+
+
+def write_selfplay_records(agent, variant, games: int, seed: int, path: Path) -> None:
+    """`games` games of the current net against itself, written as JSON-lines game records."""
+    from ..engine.game import play_games
+    from ..io.records import write_records
+    results = play_games(variant, [agent, agent], games, seed, record=True)
+    write_records(results, variant.name, path, players=(agent.name, agent.name), seed=seed)
 
 
 def prepare_config(argv: list[str]) -> DictConfig:
