@@ -12,7 +12,6 @@ One local Ray instance with 2 CPUs serves the whole module (started once, about 
 from __future__ import annotations
 
 import inspect
-import time
 
 import numpy as np
 import pytest
@@ -229,7 +228,6 @@ def test_cli_default_is_local_and_bad_executor_is_a_clear_error(capsys, monkeypa
 @needs_patch
 def test_cli_train_executor_ray_survives_a_killed_actor_and_resumes(ray_cluster, tmp_path, capsys):
     from abak_rl.train.ray_executor import live_executors
-    t0 = time.perf_counter()
     cfg = runmod.prepare_config(_cli(tmp_path, "executor=ray", "ray.workers=2", "train.games=300",
                                      "train.checkpoint_every=100", "train.epsilon=0.05"))
     seen = {}
@@ -256,4 +254,3 @@ def test_cli_train_executor_ray_survives_a_killed_actor_and_resumes(ray_cluster,
     assert runmod.main([f"resume={tmp_path}/ckpt/r", "train.games=450", "executor=local"]) == 0
     ck3 = load_checkpoint(tmp_path / "ckpt/r")
     assert ck3["counters"]["games"] >= 450 and "boards" in ck3["selfplay"]
-    assert time.perf_counter() - t0 < 60
