@@ -212,7 +212,8 @@ def test_selfplay_ends_a_deadlocked_game_and_learns_its_result():
 
 def test_sampled_selfplay_games_are_written_as_game_records(tmp_path):
     import json
-    cfg = prepare_config(tiny(tmp_path, "eval.records=3", "eval.every=0", "eval.final_games=2"))
+    cfg = prepare_config(tiny(tmp_path, "train.games=40", "eval.records=3", "eval.every=0",
+                                  "eval.final_games=2"))
     train(cfg)
     files = sorted((tmp_path / "runs" / "t").glob("selfplay_*.jsonl"))
     assert files, "no self-play records written"
