@@ -73,7 +73,7 @@ def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray
             sel = np.flatnonzero(mover[live] == seat)
             if sel.size == 0:
                 continue
-            sub = _subset(after, sel, live.size)
+            sub = subset_afterstates(after, sel, live.size)
             pick = np.asarray(agents[seat].choose(variant, b[sel], dice[sel], sub))
             chosen[sel] = sub.index[pick]
         new = after.boards[chosen]
@@ -100,19 +100,19 @@ def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray
 
 
 @dataclass
-class _Subset(Afterstates):
+class SubsetAfterstates(Afterstates):
     index: np.ndarray = None  # row index of each kept row in the full Afterstates
 
 
-def _subset(after: Afterstates, positions: np.ndarray, n_positions: int) -> _Subset:
+def subset_afterstates(after: Afterstates, positions: np.ndarray, n_positions: int) -> SubsetAfterstates:
     """The afterstates of some positions only, re-numbered 0..len(positions)-1."""
     if positions.size == n_positions:
-        return _Subset(after.boards, after.parent, after.plays, index=np.arange(len(after)))
+        return SubsetAfterstates(after.boards, after.parent, after.plays, index=np.arange(len(after)))
     remap = np.full(n_positions, -1, dtype=np.int64)
     remap[positions] = np.arange(positions.size)
     keep = np.flatnonzero(remap[after.parent] >= 0)
     plays = None if after.plays is None else [after.plays[i] for i in keep]
-    return _Subset(after.boards.take(keep, axis=0), remap[after.parent[keep]], plays, index=keep)
+    return SubsetAfterstates(after.boards.take(keep, axis=0), remap[after.parent[keep]], plays, index=keep)
 
 
 class _RandomRecorder:

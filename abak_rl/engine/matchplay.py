@@ -20,7 +20,7 @@ import numpy as np
 from . import dice as dice_mod
 from .cube import CENTRED, CubeContext, game_points, match_award, match_equity_table
 from .deadlock import turn_result
-from .game import _subset
+from .game import subset_afterstates
 
 GAMES_PER_SLOT = 1024
 
@@ -144,7 +144,7 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
         for seat in (0, 1):
             sel = np.flatnonzero(mover[live] == seat)
             if sel.size:
-                sub = _subset(after, sel, live.size)
+                sub = subset_afterstates(after, sel, live.size)
                 pick = np.asarray(agents[seat].choose(variant, b[sel], dice[live][sel], sub))
                 chosen[sel] = sub.index[pick]
         new = after.boards[chosen]
