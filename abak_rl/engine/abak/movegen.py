@@ -33,14 +33,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common import Afterstates, keep_freed_memory, keep_most_dice, unique_rows
+from ..common import Afterstates, keep_freed_memory, keep_most_dice, set_bits, unique_rows
 from .board import BAR, DRUID, GENERAL, GUARD, OFF, OPP_BAR, OPP_OFF, SLOTS, WIDTH
 
-W = 216                  # internal row width: board, per-turn state, column summaries
 GEN, PEND = 134, 135     # General's direction; pending Jane point + 1 (0: none)
 H0, T0, C0 = 136, 161, 186   # per column: height, top checker, the checker under the top; each
 SCRATCH = 24             # has a 25th "column" that summary writes a movement does not need go to
 OUTN, OUTG = 211, 212    # own checkers outside the home board (points 7..24, bar): others, General
+MK0, N_MASKS = 216, 10   # the 24-bit masks of `_masks`, as int64 (8-byte aligned: W % 8 == 0)
+W = MK0 + 8 * N_MASKS    # internal row width: board, per-turn state, column summaries, masks
 SRC_BAR = 24
 LIMIT = 20_000           # states expanded at once; more are split by lane
 SPLIT_AT = 1_000         # from this many movements on, finished plays are built apart
@@ -51,7 +52,6 @@ _P = np.arange(24)
 _MID = (_P >= 6) & (_P < 18)                    # points 7..18: a Druid traps there
 _CLASSES = np.arange(1, 7, dtype=np.int8)[:, None]
 MASK24 = np.int64((1 << 24) - 1)
-_GATHER8 = np.uint64(0x0102040810204080)
 # one random word per (byte position, byte value) of a row, for incremental Zobrist hashes
 _ZOBRIST = np.random.default_rng(0xABA4).integers(0, 2**64 - 1, size=(PEND + 1, 256),
                                                   dtype=np.uint64, endpoint=True)
@@ -61,14 +61,6 @@ _BAR_BITS = np.int64(1) << np.arange(6, dtype=np.int64)
 # classes entering with a plain / Druid / Guard landing rule, as bits of the bar mask
 _ENTER_PLAIN, _ENTER_DRUID, _ENTER_GUARD = (np.int64(0b110011), np.int64(0b000100),
                                            np.int64(0b001000))
-
-
-def _bits(flags: np.ndarray) -> np.ndarray:
-    """[..., 24] bool -> int64 bitmask (bit p = column p): a multiply gathers 8 bools per word."""
-    w = np.ascontiguousarray(flags).view(np.uint64)
-    with np.errstate(over="ignore"):
-        p = (w * _GATHER8) >> np.uint64(56)
-    return (p[..., 0] | (p[..., 1] << np.uint64(8)) | (p[..., 2] << np.uint64(16))).astype(np.int64)
 
 
 def _summarize(S: np.ndarray) -> None:
@@ -90,41 +82,75 @@ def _summarize(S: np.ndarray) -> None:
     bar = S[:, BAR:BAR + 6].astype(np.int64)
     S[:, OUTG] = (out == GENERAL).sum(1) + bar[:, GENERAL - 1]
     S[:, OUTN] = ((out > 0) & (out != GENERAL)).sum(1) + bar.sum(1) - bar[:, GENERAL - 1]
+    idx = _COL_BASE[:24] + (h.astype(np.int64) * 13 + S[:, T0:T0 + 24]) * 13 + S[:, C0:C0 + 24]
+    # flag i of column p -> bit p of mask i: 8 flag bytes per word gathered by one multiply
+    flags = ((_FLAGS[idx][:, None, :] >> _FLAG_SHIFT) & 1).astype(np.uint8)
+    with np.errstate(over="ignore"):
+        w = (flags.view(np.uint64) * _GATHER8) >> np.uint64(56)
+    _masks(S)[:] = w[..., 0] | (w[..., 1] << np.uint64(8)) | (w[..., 2] << np.uint64(16))
 
 
 def _masks(S: np.ndarray) -> np.ndarray:
-    """24-bit masks per state, [M, 9]: tops of class 1..6 (the mover's movable checkers), then
-    where a plain checker, a Guard and a Druid may land (empty or own top with room; a single
-    opposing checker: hit, Jane's first landing on a lone Guard, trap by the Druid on 7..18)."""
-    M = S.shape[0]
-    h, top, sec = S[:, H0:H0 + 24], S[:, T0:T0 + 24], S[:, C0:C0 + 24]
+    """The [M, 10] int64 masks carried in the rows (a view): see `_column_flags`."""
+    return S[:, MK0:MK0 + 8 * N_MASKS].view(np.int64)
+
+
+def _column_flags(h, top, sec, mid) -> np.ndarray:
+    """What a column (height, top checker, the one under it; on 7..18 or not) offers the mover,
+    as 10 flags on a new axis before the last: its top is of class 1..6 (a movable checker);
+    a plain checker, a Guard, a Druid may land there (empty or own top with room; a single
+    opposing checker: hit, Jane's first landing on a lone Guard, trap by the Druid on 7..18);
+    it holds a lone opposing Guard. Set bit p of flag i is column p in mask i (`_masks`)."""
+    h, top, sec = np.broadcast_arrays(h, top, sec)
     room = h < 5
     opp1 = (top < 0) & (sec >= 0)                # exactly one opposing checker in the top run
     free = (top >= 0) & room
-    flags = np.empty((M, 10, 24), dtype=bool)
-    np.equal(top[:, None, :], _CLASSES, out=flags[:, :6])
-    flags[:, 6] = free | (opp1 & ((top != -GUARD) | room))
-    flags[:, 7] = free | opp1
-    flags[:, 8] = np.where(_MID, free | (opp1 & room), flags[:, 6])
-    flags[:, 9] = opp1 & (top == -GUARD)
-    return _bits(flags)
+    flags = np.empty(top.shape[:-1] + (N_MASKS, top.shape[-1]), dtype=bool)
+    np.equal(top[..., None, :], _CLASSES, out=flags[..., :6, :])
+    flags[..., 6, :] = free | (opp1 & ((top != -GUARD) | room))
+    flags[..., 7, :] = free | opp1
+    flags[..., 8, :] = np.where(mid, free | (opp1 & room), flags[..., 6, :])
+    flags[..., 9, :] = opp1 & (top == -GUARD)
+    return flags
+
+
+def _flag_tables():
+    """A column's flags (`_column_flags`) packed into 10 bits, at index
+    ((mid * 6 + h) * 13 + top + 6) * 13 + sec + 6 (one more entry, 0: no column); and per packed
+    value its 10 flags as 0/1 int64, to shift onto a column's bit."""
+    mid, h, top, sec = np.meshgrid([0, 1], np.arange(6), np.arange(-6, 7), np.arange(-6, 7),
+                                   indexing="ij")
+    flags = _column_flags(h.reshape(1, -1), top.reshape(1, -1), sec.reshape(1, -1),
+                          mid.reshape(1, -1).astype(bool))[0]
+    packed = (flags.astype(np.int64) << np.arange(N_MASKS)[:, None]).sum(0)
+    unpacked = (np.arange(1 << N_MASKS)[:, None] >> np.arange(N_MASKS)) & 1
+    return np.append(packed, 0).astype(np.int16), unpacked.astype(np.int64)
+
+
+_FLAGS, _UNPACK = _flag_tables()
+_FLAG_SHIFT = np.arange(N_MASKS, dtype=np.int16)[:, None]
+_GATHER8 = np.uint64(0x0102040810204080)      # x * this >> 56: the low bits of 8 bytes of x
+_NO_COLUMN = _FLAGS.size - 1
+_COL_BASE = np.append(np.where(_MID, 6 * 169, 0), 0) + 6 * 13 + 6   # per column (and SCRATCH)
 
 
 def _prev_tables():
-    """Per move code + 1 (0: no move): whether it is a plain forward move between two points
-    (and, for doubles, not a Jane's completion), its two points as bits, the points below its
-    source as bits."""
+    """Per move code + 1 (0: no move) of the movement before: which later forward movements may
+    be skipped as commuting with it (see `_moves`): in a non-double's second lane any (if it
+    is a plain forward move between two points), in a double those starting below its source
+    (if it is besides not a Jane's completion); and its two points as bits."""
     x = np.arange(-1, 2504)
     xs, xd = x // 100, (x // 4) % 25 - 1
     ok = (x >= 0) & (xs < 24) & (xd >= 0) & (xd < xs)
     xs, xd = np.clip(xs, 0, 23), np.clip(xd, 0, 23)
     one = np.int64(1)
-    return ok, ok & (x % 4 != 3), (one << xs) | (one << xd), (one << xs) - 1
+    return (np.where(ok, MASK24, 0), np.where(ok & (x % 4 != 3), (one << xs) - 1, 0),
+            (one << xs) | (one << xd))
 
 
-_X_OK, _X_OK_DOUBLE, _X_NEAR, _X_BELOW = _prev_tables()
-# bit of the 32-bit candidate word -> candidate j (-1: the General backward, source found apart)
-_J32 = np.array(list(range(24)) + list(range(48, 54)) + [-1, -1], dtype=np.int64)
+_X_BELOW, _X_BELOW_DOUBLE, _X_NEAR = _prev_tables()
+_LOW = (np.int64(1) << np.arange(8)) - 1           # per die d: the bits under bit d (bearing off)
+_ENTER = np.array([_ENTER_PLAIN, _ENTER_GUARD, _ENTER_DRUID])  # per landing mask 6, 7, 8
 
 
 def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
@@ -147,15 +173,14 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     mk = _masks(S)
     d = die.astype(np.int64)
     gen = S[:, GEN]
-    pend = S[:, PEND].astype(np.int64) - 1
     bar = (S[:, BAR:BAR + 6] > 0) @ _BAR_BITS     # classes on the bar, as a 6-bit mask
     on_bar = bar > 0
     other_out = S[:, OUTN] > 0
     own_out = other_out | (S[:, OUTG] > 0)
-    odd = (d & 1) == 1
-    sS, sG, sD, sK, sO, sE = mk.T[:6]
+    # the movable tops: none while a checker is on the bar; no General after a backward move
+    sS, sG, sD, sK, sO, sE = (mk[:, :6] & np.where(on_bar, 0, MASK24)[:, None]).T
     sG = np.where(gen == 2, 0, sG)
-    plain = sS | sG | np.where(odd, sO, sE)
+    plain = sS | sG | np.where(d & 1, sO, sE)
     Lp, Lk, Ld = mk[:, 6], mk[:, 7], mk[:, 8]
     fwd = (plain & (Lp << d)) | (sD & (Ld << d)) | (sK & (Lk << d))
     # bearing off: every own checker home; the exact point, or a larger die from the highest one
@@ -166,136 +191,162 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
         bear_src = sS | sG | sD | sK | sO | sE
         bear = (np.where(high < d - 1, np.int64(1) << np.maximum(high, 0), 0)
                 | (np.int64(1) << (d - 1)))
-        fwd |= np.where(own_out | on_bar, 0, bear & bear_src & ((np.int64(1) << d) - 1))
+        fwd |= np.where(own_out, 0, bear & bear_src & _LOW[d])
     # the General backward, while another own checker is outside the home board
     can_back = (gen == 0) & other_out
     back = np.where(can_back, sG & (Lp >> d), 0)
     # entries: which classes on the bar may land on the entry point
     e = 24 - d
-    entry = bar & (-((Lp >> e) & 1) & _ENTER_PLAIN | -((Ld >> e) & 1) & _ENTER_DRUID
-                   | -((Lk >> e) & 1) & _ENTER_GUARD)
+    entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER)
     # a waiting Jane: the next movement must land on its point, with a non-Guard checker
-    waiting = pend >= 0
+    waiting = S[:, PEND] > 0
     if waiting.any():
-        at = np.where(waiting, pend, 30)
+        at = np.where(waiting, S[:, PEND].astype(np.int64) - 1, 30)
         fwd = np.where(waiting, (plain | sD) & (np.int64(1) << np.minimum(at + d, 62)), fwd)
         back = np.where(waiting, np.where(can_back & (at - d >= 0),
                                           sG & (np.int64(1) << np.maximum(at - d, 0)), 0), back)
         entry = np.where(waiting, np.where(e == at, bar & ~_ENTER_GUARD, 0), entry)
-    fwd = np.where(on_bar, 0, fwd) & MASK24
-    back = np.where(on_bar, 0, back) & MASK24
     skipped = None
     if prev is not None:
         x = prev + 1
-        okx = np.where(ordered, _X_OK_DOUBLE[x], _X_OK[x]) & (pend < 0)
+        below = np.where(ordered, _X_BELOW_DOUBLE[x], _X_BELOW[x])
         near = _X_NEAR[x]
-        near |= near << d
-        below = np.where(ordered, _X_BELOW[x], MASK24)
-        skip = np.where(okx, fwd & below & ~near & ~((np.int64(1) << d) - 1) & ~(mk[:, 9] << d), 0)
+        skip = np.where(waiting, 0, fwd & below & ~(near | (near << d) | _LOW[d] | (mk[:, 9] << d)))
         fwd ^= skip
         skipped = skip != 0
-    # one 32-bit word per state: forward sources, entering classes at 24..29, bit 30 the
-    # General backward (there is one General, so its source is the single bit of `back`)
-    allm = (fwd | (entry << 24) | ((back != 0) << 30)).astype(np.uint32)
-    idx = np.flatnonzero(np.unpackbits(allm.view(np.uint8), bitorder="little"))
-    m, j = idx >> 5, _J32[idx & 31]
-    if back.any():
-        b = np.flatnonzero(j < 0)
-        j[b] = 24 + np.bitwise_count(back[m[b]] - 1)
+    # one 64-bit word per state, bit = candidate j: forward sources, the General backward at
+    # 24 + its source, entering classes at 48..53
+    allm = fwd | (back << 24) | (entry << 48)
+    m, j = set_bits(allm)
     return m, j, skipped
 
 
 def _jd_tables():
-    """Per candidate j (see `_moves`) and die d, at j * 8 + d: source, landing point, and the
-    move code without its mark; per j: whether it leaves a column, whether it goes backward."""
+    """Everything `_apply` needs that depends on the candidate j (see `_moves`) and the die d
+    only, at index j * 8 + d; and per j whether it leaves a column, whether it goes backward."""
     jj = np.arange(54)
     src = np.where(jj < 48, jj % 24, SRC_BAR)
-    q = np.zeros(54 * 8, dtype=np.int64)
-    for j in range(54):
-        for d in range(1, 7):
-            q[j * 8 + d] = src[j] + d if 24 <= j < 48 else src[j] - d
-    code = (np.repeat(src, 8) * 25 + np.where(q >= 0, q + 1, 0)) * 4
-    return src, np.minimum(src, 23), jj < 48, (jj >= 24) & (jj < 48), q, np.maximum(q, 0), code
+    col = jj < 48
+    jd_j, jd_d = np.arange(54 * 8) // 8, np.arange(54 * 8) % 8
+    s = src[jd_j]
+    q = np.where((jd_j >= 24) & (jd_j < 48), s + jd_d, s - jd_d)   # landing point, < 0: off
+    q = np.where((jd_d == 0) | (q > 23), 0, q)    # (no such movement is ever listed)
+    lands = q >= 0
+    scol = np.where(col[jd_j], s, SCRATCH)         # summary columns written (SCRATCH: none)
+    dcol = np.where(lands, q, SCRATCH)
+    t = dict(
+        q=q, mid=lands & _MID[np.clip(q, 0, 23)],
+        code=(s * 25 + np.where(lands, q + 1, 0)) * 4,
+        # the row bytes read first: tops, heights and under-tops of both columns, the Jane
+        gather=np.stack([T0 + scol, T0 + dcol, H0 + scol, H0 + dcol, C0 + scol, C0 + dcol,
+                         np.full_like(s, PEND)], axis=1),
+        p0=np.where(col[jd_j], s * 5 - 1, BAR - 1),   # + height (column) or + class (bar)
+        p1=dcol * 5,
+        # the summary bytes written: both columns' height, top, under-top; direction; Jane; outside
+        q9=np.stack([H0 + scol, T0 + scol, C0 + scol, H0 + dcol, T0 + dcol, C0 + dcol,
+                     np.full_like(s, H0 + SCRATCH), np.full_like(s, PEND),
+                     np.full_like(s, OUTN)], axis=1),
+        out=(lands & (q >= 6)).astype(np.int64) - (col[jd_j] & (s >= 6)),
+        cols=np.stack([scol, dcol], axis=1),
+        valid=np.stack([col[jd_j], lands], axis=1),
+        base=np.stack([_COL_BASE[scol], _COL_BASE[dcol]], axis=1),
+        clear=~((np.int64(1) << scol) | (np.int64(1) << dcol)),
+    )
+    return np.minimum(src, 23) * 5, col, (jj >= 24) & (jj < 48), t
 
 
-_J_SRC, _J_SRCC, _J_COL, _J_BACK, _JD_Q, _JD_QC, _JD_CODE = _jd_tables()
-_J_OUT = (_J_SRC >= 6).astype(np.int64)                 # the source is outside the home board
-_SUM = np.array([H0, T0, C0], dtype=np.int64)      # a column's summary bytes, less its index
+_J_SLOT0, _J_COL, _J_BACK, _JD = _jd_tables()
+
+
+def _landing(c, t, lands, mid):
+    """What a checker of class c landing on a column with top t does (no Jane waiting):
+    (lands on a lone opposing checker, traps it (a Druid on 7..18), starts a Jane (a non-Guard
+    on a lone Guard)); otherwise the landing is a plain move or a hit."""
+    opp = (t < 0) & lands
+    trap = opp & (c == DRUID) & mid
+    return opp, trap, opp & (t == -GUARD) & (c != GUARD) & ~trap
 
 
 def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.ndarray,
-           full: bool = True):
+           full: bool = True, codes: bool = True):
     """Make movements (state m, candidate j of `_moves`); return the children: full rows, or
     the board part only (full=False: finished plays).
 
     Every child gets four board writes (source, landing, opposing bar, the first Jane lander;
     the ones a movement does not need rewrite OPP_OFF with its own value) and nine summary,
     outside-count and per-turn writes (those not needed go to a scratch byte), one gather and
-    one scatter each; the Zobrist hash is patched from the same old and new bytes.
-    Returns (child rows [n, W] or [n, WIDTH], child hashes, move codes, whether each child
-    waits for a Jane).
+    one scatter each, and its two columns' mask bits redone; the Zobrist hash is patched from
+    the same old and new board bytes. What depends on (j, die) only comes from tables (`_JD`).
+    Returns (child rows [n, W] or [n, WIDTH], child hashes, move codes (None for finished
+    plays when codes=False), whether each child waits for a Jane).
     """
     Sf = S.reshape(-1)
     mb = m * W
     jd = j * 8 + die[m]
+    G = Sf[_JD["gather"].take(jd, axis=0) + mb[:, None]].astype(np.int64)
+    ts, t, hs, hq, cs, cq, pend = G.T
     col = _J_COL[j]
-    srcc = _J_SRCC[j]
-    c = np.where(col, Sf[mb + T0 + srcc], j - 47)
-    q = _JD_Q[jd]
-    qc = _JD_QC[jd]
+    c = np.where(col, ts, j - 47)
+    q = _JD["q"][jd]
     lands = q >= 0
-    t = Sf[mb + T0 + qc].astype(np.int64)
-    jane2 = Sf[mb + PEND] > 0
-    opp = (t < 0) & lands & ~jane2
-    trap = opp & (c == DRUID) & _MID[qc]
-    jane1 = opp & (t == -GUARD) & (c != GUARD) & ~trap
+    jane2 = pend > 0
+    opp, trap, jane1 = _landing(c, t, lands & ~jane2, _JD["mid"][jd])
     hit = opp & ~trap & ~jane1
     replace = hit | jane2
     n = m.size
-    hs = Sf[mb + H0 + srcc].astype(np.int64)
-    hq = Sf[mb + H0 + qc].astype(np.int64)
     # the board: four writes per child
+    p1 = _JD["p1"][jd] + hq
     P = np.empty((n, 4), dtype=np.int64)
-    P[:, 0] = np.where(col, srcc * 5 + hs - 1, BAR - 1 + c)
-    P[:, 1] = np.where(lands, qc * 5 + hq - replace, OFF)
+    P[:, 0] = _JD["p0"][jd] + np.where(col, hs, c)
+    P[:, 1] = np.where(lands, p1 - replace, OFF)
     P[:, 2] = np.where(replace, OPP_BAR - 1 + np.where(jane2, GUARD, -t), OPP_OFF)
-    P[:, 3] = np.where(jane2, qc * 5 + hq - 2, OPP_OFF)
+    P[:, 3] = np.where(jane2, p1 - 2, OPP_OFF)
     old = Sf[P + mb[:, None]]
     V = np.empty((n, 4), dtype=np.int8)
     V[:, 0] = np.where(col, 0, old[:, 0] - 1)
     V[:, 1] = np.where(lands, c, old[:, 1] + 1)
     V[:, 2] = old[:, 2] + replace
     V[:, 3] = np.where(jane2, t, old[:, 3])
-    code = (_JD_CODE[jd] + np.where(replace, 1 + 2 * jane2, 2 * trap)).astype(np.int16)
+    code = None
+    if codes or full:
+        code = (_JD["code"][jd] + np.where(replace, 1 + 2 * jane2, 2 * trap)).astype(np.int16)
     w = W if full else WIDTH
-    R = S.take(m, axis=0) if full else S[m, :WIDTH]
+    R = S.take(m, axis=0) if full else S[:, :WIDTH].take(m, axis=0)
     Rf = R.reshape(-1)
     rb = np.arange(0, n * w, w)[:, None]
     Rf[P + rb] = V
     P <<= 8
     z = _ZFLAT[P + old.view(np.uint8)] ^ _ZFLAT[P + V.view(np.uint8)]
-    hsh = H[m] ^ z[:, 0] ^ z[:, 1] ^ z[:, 2] ^ z[:, 3]
+    hsh = H[m] ^ np.bitwise_xor.reduce(z, axis=1)
     if not full:
         return R, hsh, code, jane1
     # column summaries: the source shrinks by one, the destination gets the mover on top;
     # the General's direction and the waiting Jane
-    Q = np.empty((n, 9), dtype=np.int64)
-    Q[:, :3] = np.where(col, srcc, SCRATCH)[:, None] + _SUM
-    Q[:, 3:6] = np.where(lands, qc, SCRATCH)[:, None] + _SUM
-    Q[:, 6] = np.where((c == GENERAL) & col, GEN, H0 + SCRATCH)
-    Q[:, 7] = PEND
-    Q[:, 8] = np.where(c == GENERAL, OUTG, OUTN)
-    U = np.empty((n, 9), dtype=np.int8)
+    general = c == GENERAL
+    Q = _JD["q9"].take(jd, axis=0)
+    Q[:, 6] = np.where(general & col, GEN, H0 + SCRATCH)
+    Q[:, 8] += general                            # OUTG = OUTN + 1
+    U = np.empty((n, 9), dtype=np.int64)
     U[:, 0] = hs - 1
-    U[:, 1] = Sf[mb + C0 + srcc]
-    U[:, 2] = np.where(hs >= 3, Sf[mb + srcc * 5 + np.maximum(hs - 3, 0)], 0)
+    U[:, 1] = cs
+    U[:, 2] = np.where(hs >= 3, Sf[mb + _J_SLOT0[j] + np.maximum(hs - 3, 0)], 0)
     U[:, 3] = hq + ~replace
     U[:, 4] = c
-    U[:, 5] = np.where(hit, Sf[mb + C0 + qc], t)
+    U[:, 5] = np.where(hit, cq, t)
     U[:, 6] = 1 + _J_BACK[j]
     U[:, 7] = np.where(jane1, q + 1, 0)
-    U[:, 8] = Sf[mb + Q[:, 8]] + (q >= 6) - _J_OUT[j]
+    U[:, 8] = Sf[mb + Q[:, 8]] + _JD["out"][jd]
     Rf[Q + rb] = U
+    # the masks: both columns' bits cleared, then set again from their new summaries
+    U3 = U.reshape(n, 3, 3)[:, :2]        # (height, top, under-top) of both columns
+    f = _FLAGS[np.where(_JD["valid"].take(jd, axis=0),
+                        _JD["base"].take(jd, axis=0) + (U3[..., 0] * 13 + U3[..., 1]) * 13
+                        + U3[..., 2], _NO_COLUMN)]
+    mk = _masks(R)
+    mk &= _JD["clear"][jd][:, None]
+    bits = (_UNPACK.take(f.reshape(-1), axis=0).reshape(n, 2, N_MASKS)
+            << _JD["cols"].take(jd, axis=0)[:, :, None])
+    mk |= bits[:, 0] | bits[:, 1]
     return R, hsh, code, jane1
 
 
@@ -309,8 +360,10 @@ def _turn_key(S: np.ndarray, hsh: np.ndarray) -> np.ndarray:
     return hsh ^ _ZOBRIST[GEN, S[:, GEN].view(np.uint8)] ^ _ZOBRIST[PEND, S[:, PEND].view(np.uint8)]
 
 
-def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray,
+              index: np.ndarray | None = None) -> np.ndarray:
     """Indices of the distinct (group, row) pairs, ordered by group; h: any 64-bit row hash.
+    Row i is rows[i], or rows[index[i]] when index is given (no copy of the rows is made).
 
     One sort of a key made of the group (high bits) and the hash (low bits); rows whose keys
     meet are compared in full, and if two different rows ever share a key the exact row sort
@@ -320,13 +373,15 @@ def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     gb = max(int(group.max()).bit_length(), 1)
     key = (group.astype(np.uint64) << np.uint64(64 - gb)) | (h >> np.uint64(gb))
-    order = np.argsort(key)
+    order = key.argsort()
     k = key[order]
     same = k[1:] == k[:-1]
     if same.any():
         a, b = order[1:][same], order[:-1][same]
-        if not (rows.take(a, axis=0) == rows.take(b, axis=0)).all():
-            return unique_rows(rows, group)  # a true hash collision: astronomically rare
+        ia, ib = (a, b) if index is None else (index[a], index[b])
+        if not (rows.take(ia, axis=0) == rows.take(ib, axis=0)).all():
+            own = rows if index is None else rows.take(index, axis=0)
+            return unique_rows(own, group)  # a true hash collision: astronomically rare
         keep = np.ones(order.shape[0], dtype=bool)
         keep[1:] = ~same
         return order[keep]
@@ -340,14 +395,16 @@ def _split(lane: np.ndarray) -> int:
     return i if i > 0 else int(np.searchsorted(lane, lane[mid], side="right")) % lane.size
 
 
-def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev: np.ndarray):
+def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev: np.ndarray,
+           plays: bool = True):
     """Play every lane's dice in every order; return the finished plays.
 
     S: [L, W] start states, one per lane; H: their board hashes; seq: [L, 4] dice per lane
     (0 = none); moves: [L, 4] move codes so far (-1 = none); rev: [L] the second lanes of
     non-doubles (dice played as (d2, d1)).
     Returns (board rows [N, WIDTH], hashes, lane, n_moves, moves) of every candidate play,
-    before the dice rules.
+    before the dice rules; moves is None unless `plays` (only partial plays need their codes:
+    the commuting-order skip reads the last one).
     """
     out = []
     work = [(S, H, np.arange(S.shape[0]), moves, 0)]
@@ -359,18 +416,18 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
                 work.append((S[i:], H[i:], lane[i:], mv[i:], k))
                 work.append((S[:i], H[:i], lane[:i], mv[:i], k))
                 continue
-        die = seq[lane, k]
+        die = seq[:, k].take(lane)
         prev = ordered = None
         if k >= 1:
-            ordered = seq[lane, 2] > 0
+            ordered = seq[:, 2].take(lane) > 0
             prev = np.where(ordered | rev[lane], mv[:, k - 1], -1)
         m, j, skipped = _moves(S, die, prev, ordered)
-        last = (seq[lane, k + 1] == 0) if k < 3 else np.ones(lane.size, dtype=bool)
+        last = (seq[:, k + 1].take(lane) == 0) if k < 3 else np.ones(lane.size, dtype=bool)
         fin = last[m]
         mixed = fin.size > SPLIT_AT and fin.any() and not fin.all()
         if mixed:   # finished plays need the board part only: build them apart
             f, g = np.flatnonzero(fin), np.flatnonzero(~fin)
-            Rf_, Hf, codef, jf = _apply(S, H, m[f], j[f], die, False)
+            Rf_, Hf, codef, jf = _apply(S, H, m[f], j[f], die, False, plays)
             mf, m = m[f], m[g]
             R, Hc, code, jane1 = _apply(S, H, m, j[g], die, True)
             fin = np.zeros(m.size, dtype=bool)
@@ -378,37 +435,45 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
                                                                            minlength=lane.size)
         else:
             full = not fin.all()
-            R, Hc, code, jane1 = _apply(S, H, m, j, die, full)
+            R, Hc, code, jane1 = _apply(S, H, m, j, die, full, plays)
             on = np.bincount(m[~jane1], minlength=lane.size)
         if skipped is not None:
             on += skipped
         done = np.flatnonzero((on == 0) & (S[:, PEND] == 0))
         if done.size:
-            out.append((S[done, :WIDTH], H[done], lane[done],
-                        np.full(done.size, k, np.int8), mv[done]))
+            out.append((S[:, :WIDTH].take(done, axis=0), H[done], lane[done],
+                        np.full(done.size, k, np.int8), mv.take(done, axis=0) if plays else None))
         # a finished play that leaves a Jane waiting is illegal: n_moves -1 drops it (every
         # position has a legal candidate with n_moves >= 0, so keep_most_dice never keeps it)
         if mixed:
-            cmv = mv[mf]
-            cmv[:, k] = codef
+            cmv = None
+            if plays:
+                cmv = mv.take(mf, axis=0)
+                cmv[:, k] = codef
             out.append((Rf_, Hf, lane[mf], np.where(jf, -1, k + 1).astype(np.int8), cmv))
-        cmv = mv[m]
-        cmv[:, k] = code
         clane = lane[m]
         if not mixed and not full:
+            cmv = None
+            if plays:
+                cmv = mv.take(m, axis=0)
+                cmv[:, k] = code
             out.append((R, Hc, clane, np.where(jane1, -1, k + 1).astype(np.int8), cmv))
             continue
+        cmv = mv.take(m, axis=0)
+        cmv[:, k] = code
         if fin.any():
             f = np.flatnonzero(fin)
             out.append((R.take(f, axis=0)[:, :WIDTH], Hc[f], clane[f],
-                        np.where(jane1[f], -1, k + 1).astype(np.int8), cmv[f]))
+                        np.where(jane1[f], -1, k + 1).astype(np.int8),
+                        cmv.take(f, axis=0) if plays else None))
             f = np.flatnonzero(~fin)
-            R, Hc, clane, cmv = R.take(f, axis=0), Hc[f], clane[f], cmv[f]
+            R, Hc, clane, cmv = R.take(f, axis=0), Hc[f], clane[f], cmv.take(f, axis=0)
         if k >= 1:  # only doubles go on: merge equal partial states first (kept by lane)
             keep = _distinct(clane, _turn_key(R, Hc), R[:, :PEND + 1])
-            R, Hc, clane, cmv = R.take(keep, axis=0), Hc[keep], clane[keep], cmv[keep]
+            R, Hc, clane, cmv = (R.take(keep, axis=0), Hc[keep], clane[keep],
+                                 cmv.take(keep, axis=0))
         work.append((R, Hc, clane, cmv, k + 1))
-    return tuple(np.concatenate([o[i] for o in out]) for i in range(5))
+    return tuple(np.concatenate([o[i] for o in out]) for i in range(4 + plays))
 
 
 def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
@@ -431,17 +496,16 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     S = np.zeros((B, W), dtype=np.int8)
     S[:, :WIDTH] = boards
     _summarize(S)
-    S = S[pos]
+    S = S.take(pos, axis=0)
     moves = np.full((pos.size, 4), -1, dtype=np.int16)
     rev = np.arange(pos.size) >= B
-    rows, hsh, lane, n_moves, mv = _plays(S, _hash(boards)[pos], seq, moves, rev)
+    rows, hsh, lane, n_moves, *mv = _plays(S, _hash(boards)[pos], seq, moves, rev, with_plays)
     group = pos[lane]
     larger = np.where(double, 0, np.maximum(d1, d2))
-    keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[lane, 0], larger, B))
+    keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[:, 0].take(lane), larger, B))
     g = group[keep]   # hash mixed with the group: each position's rows in the earlier order
-    keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX),
-                          rows.take(keep, axis=0))]
-    plays = [format_play(x) for x in mv[keep]] if with_plays else None
+    keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX), rows, keep)]
+    plays = [format_play(x) for x in mv[0].take(keep, axis=0)] if with_plays else None
     return Afterstates(boards=rows.take(keep, axis=0), parent=group[keep], plays=plays)
 
 
@@ -459,11 +523,15 @@ def can_move(boards: np.ndarray) -> np.ndarray:
     S = np.zeros((B, W), dtype=np.int8)
     S[:, :WIDTH] = boards
     _summarize(S)
-    lane = np.repeat(np.arange(B), 6)
-    die = np.tile(np.arange(1, 7, dtype=np.int8), B)
+    lane = np.arange(6 * B) // 6
+    die = (lane * -6 + np.arange(1, 6 * B + 1)).astype(np.int8)
     S = S.take(lane, axis=0)
     m, j, _ = _moves(S, die)
-    *_, jane1 = _apply(S, np.zeros(lane.size, dtype=np.uint64), m, j, die, False)
+    jd = j * 8 + die[m]
+    top = S.reshape(-1)[_JD["gather"][:, :2].take(jd, axis=0) + (m * W)[:, None]]
+    q = _JD["q"][jd]
+    *_, jane1 = _landing(np.where(_J_COL[j], top[:, 0], j - 47), top[:, 1], q >= 0,
+                         _JD["mid"][jd])
     out = np.zeros(B, dtype=bool)
     out[lane[m[~jane1]]] = True
     jane = np.zeros(B, dtype=bool)
