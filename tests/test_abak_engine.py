@@ -422,3 +422,31 @@ def test_fast_can_move_agrees_with_all_21_rolls():
     fast = v.can_move(rows)
     assert (fast == _can_move_somehow(slow, rows)).all()
     assert fast.any() and (~fast).any()   # the sample holds both answers
+
+
+def test_summaries_and_masks_patched_per_movement_equal_a_fresh_summary():
+    """A child state's column summaries, outside counts and 24-bit masks are patched from its
+    parent's by `_apply`; they must be exactly what `_summarize` computes from the child's board
+    (checked over every first and second movement of positions from random games)."""
+    from abak_rl.engine.abak import movegen as mg
+    from abak_rl.engine.game import random_play_positions
+    rows = random_play_positions(AbakVariant(), 32, 11)[0]
+    S = np.zeros((rows.shape[0], mg.W), dtype=np.int8)
+    S[:, :ab.WIDTH] = rows
+    mg._summarize(S)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(2):
+        die = rng.integers(1, 7, S.shape[0]).astype(np.int8)
+        m, j, _ = mg._moves(S, die)
+        R, *_ = mg._apply(S, np.zeros(S.shape[0], np.uint64), m, j, die, True)
+        fresh = np.zeros_like(R)
+        fresh[:, :ab.WIDTH] = R[:, :ab.WIDTH]
+        mg._summarize(fresh)
+        for first, last in ((mg.H0, mg.H0 + 24), (mg.T0, mg.T0 + 24), (mg.C0, mg.C0 + 24),
+                            (mg.OUTN, mg.OUTG + 1)):
+            assert (R[:, first:last] == fresh[:, first:last]).all()
+        assert (mg._masks(R) == mg._masks(fresh)).all()
+        checked += R.shape[0]
+        S = R[R[:, mg.PEND] == 0]       # go on from children without a waiting Jane
+    assert checked > 1000

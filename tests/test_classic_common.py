@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from abak_rl.engine.common import bit_positions, dedup_hashed, keep_most_dice, unique_rows
+import pytest
+
+from abak_rl.engine.common import bit_positions, dedup_hashed, keep_most_dice, set_bits, unique_rows
 
 
 def test_bit_positions_lists_every_set_bit_in_order():
@@ -12,6 +14,21 @@ def test_bit_positions_lists_every_set_bit_in_order():
     idx, bits = bit_positions(masks)
     want = np.nonzero((masks[:, None] >> np.arange(26)) & 1)
     assert (idx == want[0]).all() and (bits == want[1]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+@pytest.mark.parametrize("n", [5, 300, 3000])   # both paths: bits unpacked, or bytes visited
+def test_set_bits_lists_every_set_bit_in_order(dtype, n):
+    # high bytes too (a byte value times 8 once overflowed uint8 in the large-array path)
+    rng = np.random.default_rng(n)
+    width = np.dtype(dtype).itemsize * 8
+    words = np.zeros(n, dtype=dtype)
+    for _ in range(4):
+        words |= (np.ones(n, dtype=dtype) << rng.integers(0, width, n).astype(dtype))
+    words[:3] = [0, np.iinfo(dtype).max, dtype(1) << dtype(width - 1)]
+    idx, bits = set_bits(words)
+    want = [(i, b) for i, w in enumerate(words.tolist()) for b in range(width) if w >> b & 1]
+    assert list(zip(idx.tolist(), bits.tolist())) == want
 
 
 def _distinct(group, rows, keep):

@@ -149,35 +149,38 @@ def bit_positions(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _byte_tables():
-    """Per byte value: its popcount, and its set bit numbers in order (padded)."""
+    """Per byte value: its popcount, and its set bit numbers in order (at value * 8 + k)."""
     bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
     sel = np.zeros((256, 8), np.int64)
     rows, cols = np.nonzero(bits)
     sel[rows, np.cumsum(bits, axis=1)[rows, cols] - 1] = cols
-    return bits.sum(1), sel
+    return bits.sum(1), sel.reshape(-1)
 
 
 _POP8, _SEL8 = _byte_tables()
 
 
 def set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All set bits of an array of 64-bit words: (index of the word, bit number), by index.
+    """All set bits of an array of unsigned words (any width): (index of the word, bit number),
+    by index.
 
-    Small arrays: unpack every bit (two calls). Large ones (where unpacking 64 bytes per word
-    costs more than the bookkeeping): only the non-zero bytes are visited, their bits read
-    from a table of set-bit numbers per byte value.
+    Small arrays: unpack every bit (two calls). Large ones (where unpacking costs more than the
+    bookkeeping): only the non-zero bytes are visited, their bits read from a table of set-bit
+    numbers per byte value.
     """
-    b = np.ascontiguousarray(words).view(np.uint8)
+    words = np.ascontiguousarray(words)
+    shift = int(words.itemsize * 8).bit_length() - 1
+    b = words.view(np.uint8)
     if b.size < 2048:
         idx = np.unpackbits(b, bitorder="little").nonzero()[0]
-        return idx >> 6, idx & 63
-    nz = b.nonzero()[0]
-    v = b[nz]
-    cnt = _POP8[v]
-    first = cnt.cumsum() - cnt
-    at = np.arange(first[-1] + cnt[-1] if nz.size else 0) - first.repeat(cnt)
-    idx = nz.repeat(cnt) * 8 + _SEL8[v.repeat(cnt), at]
-    return idx >> 6, idx & 63
+    else:
+        nz = b.nonzero()[0]
+        v = b[nz].astype(np.int64)
+        cnt = _POP8[v]
+        first = cnt.cumsum() - cnt
+        at = np.arange(first[-1] + cnt[-1] if nz.size else 0) - first.repeat(cnt)
+        idx = nz.repeat(cnt) * 8 + _SEL8.take(v.repeat(cnt) * 8 + at)
+    return idx >> shift, idx & ((1 << shift) - 1)
 
 
 def keep_most_dice(group: np.ndarray, n_moves: np.ndarray, first_die: np.ndarray,

@@ -151,6 +151,8 @@ def _prev_tables():
 _X_BELOW, _X_BELOW_DOUBLE, _X_NEAR = _prev_tables()
 _LOW = (np.int64(1) << np.arange(8)) - 1           # per die d: the bits under bit d (bearing off)
 _ENTER = np.array([_ENTER_PLAIN, _ENTER_GUARD, _ENTER_DRUID])  # per landing mask 6, 7, 8
+# bit of the 32-bit candidate word -> candidate j (-1: the General backward, source found apart)
+_J32 = np.array(list(range(24)) + list(range(48, 54)) + [-1, -1], dtype=np.int64)
 
 
 def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
@@ -175,10 +177,12 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     gen = S[:, GEN]
     bar = (S[:, BAR:BAR + 6] > 0) @ _BAR_BITS     # classes on the bar, as a 6-bit mask
     on_bar = bar > 0
+    any_bar = on_bar.any()
     other_out = S[:, OUTN] > 0
     own_out = other_out | (S[:, OUTG] > 0)
     # the movable tops: none while a checker is on the bar; no General after a backward move
-    sS, sG, sD, sK, sO, sE = (mk[:, :6] & np.where(on_bar, 0, MASK24)[:, None]).T
+    tops = mk[:, :6] & np.where(on_bar, 0, MASK24)[:, None] if any_bar else mk[:, :6]
+    sS, sG, sD, sK, sO, sE = tops.T
     sG = np.where(gen == 2, 0, sG)
     plain = sS | sG | np.where(d & 1, sO, sE)
     Lp, Lk, Ld = mk[:, 6], mk[:, 7], mk[:, 8]
@@ -197,7 +201,7 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     back = np.where(can_back, sG & (Lp >> d), 0)
     # entries: which classes on the bar may land on the entry point
     e = 24 - d
-    entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER)
+    entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER) if any_bar else 0
     # a waiting Jane: the next movement must land on its point, with a non-Guard checker
     waiting = S[:, PEND] > 0
     if waiting.any():
@@ -214,10 +218,14 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
         skip = np.where(waiting, 0, fwd & below & ~(near | (near << d) | _LOW[d] | (mk[:, 9] << d)))
         fwd ^= skip
         skipped = skip != 0
-    # one 64-bit word per state, bit = candidate j: forward sources, the General backward at
-    # 24 + its source, entering classes at 48..53
-    allm = fwd | (back << 24) | (entry << 48)
-    m, j = set_bits(allm)
+    # one 32-bit word per state: forward sources, entering classes at 24..29, bit 30 the
+    # General backward (there is one General, so its source is the single bit of `back`)
+    allm = (fwd | (entry << 24) | ((back != 0) << 30)).astype(np.uint32)
+    m, bit = set_bits(allm)
+    j = _J32.take(bit)
+    if back.any():
+        b = (j < 0).nonzero()[0]
+        j[b] = 24 + np.bitwise_count(back.take(m.take(b)) - 1)
     return m, j, skipped
 
 
@@ -246,7 +254,7 @@ def _jd_tables():
         q9=np.stack([H0 + scol, T0 + scol, C0 + scol, H0 + dcol, T0 + dcol, C0 + dcol,
                      np.full_like(s, H0 + SCRATCH), np.full_like(s, PEND),
                      np.full_like(s, OUTN)], axis=1),
-        out=(lands & (q >= 6)).astype(np.int64) - (col[jd_j] & (s >= 6)),
+        out=(lands & (q >= 6)).astype(np.int64) - (s >= 6),   # the bar (24) is outside
         cols=np.stack([scol, dcol], axis=1),
         valid=np.stack([col[jd_j], lands], axis=1),
         base=np.stack([_COL_BASE[scol], _COL_BASE[dcol]], axis=1),
