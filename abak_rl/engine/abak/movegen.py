@@ -79,15 +79,18 @@ def _summarize(S: np.ndarray) -> None:
     S[:, T0:T0 + 24] = np.where(h > 0, flat[base + np.maximum(h - 1, 0)], 0)
     S[:, C0:C0 + 24] = np.where(h > 1, flat[base + np.maximum(h - 2, 0)], 0)
     out = S[:, 6 * 5:SLOTS]
-    bar = S[:, BAR:BAR + 6].astype(np.int64)
-    S[:, OUTG] = (out == GENERAL).sum(1) + bar[:, GENERAL - 1]
-    S[:, OUTN] = ((out > 0) & (out != GENERAL)).sum(1) + bar.sum(1) - bar[:, GENERAL - 1]
+    bar = S[:, BAR:BAR + 6]
+    general = np.count_nonzero(out == GENERAL, axis=1) + bar[:, GENERAL - 1]
+    S[:, OUTG] = general
+    S[:, OUTN] = np.count_nonzero(out > 0, axis=1) + bar.sum(1) - general
     idx = _COL_BASE[:24] + (h.astype(np.int64) * 13 + S[:, T0:T0 + 24]) * 13 + S[:, C0:C0 + 24]
-    # flag i of column p -> bit p of mask i: 8 flag bytes per word gathered by one multiply
-    flags = ((_FLAGS[idx][:, None, :] >> _FLAG_SHIFT) & 1).astype(np.uint8)
-    with np.errstate(over="ignore"):
-        w = (flags.view(np.uint64) * _GATHER8) >> np.uint64(56)
-    _masks(S)[:] = w[..., 0] | (w[..., 1] << np.uint64(8)) | (w[..., 2] << np.uint64(16))
+    # flag i of column p -> bit p of mask i, two masks per word (bits 0..23, 24..47): the
+    # columns' bits are disjoint, so the words are sums over the columns of flag * 2**p, one
+    # matrix product (exact in float64: below 2**53)
+    words = (_PAIRED_FLAGS.take(idx, axis=1) @ _POW2).astype(np.int64).T
+    mk = _masks(S)
+    mk[:, 0::2] = words & MASK24
+    mk[:, 1::2] = words >> 24
 
 
 def _masks(S: np.ndarray) -> np.ndarray:
@@ -128,8 +131,10 @@ def _flag_tables():
 
 
 _FLAGS, _UNPACK = _flag_tables()
-_FLAG_SHIFT = np.arange(N_MASKS, dtype=np.int16)[:, None]
-_GATHER8 = np.uint64(0x0102040810204080)      # x * this >> 56: the low bits of 8 bytes of x
+# [word w, `_FLAGS` index]: flag 2w + k at bit 24k of word w (for `_summarize`)
+_PAIRED_FLAGS = np.ascontiguousarray(
+    (_UNPACK[_FLAGS].reshape(-1, 5, 2) << np.array([0, 24])).sum(2).T.astype(np.float64))
+_POW2 = 2.0 ** np.arange(24)
 _NO_COLUMN = _FLAGS.size - 1
 _COL_BASE = np.append(np.where(_MID, 6 * 169, 0), 0) + 6 * 13 + 6   # per column (and SCRATCH)
 
