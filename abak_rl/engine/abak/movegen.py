@@ -186,9 +186,9 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     other_out = S[:, OUTN] > 0
     own_out = other_out | (S[:, OUTG] > 0)
     # the movable tops: none while a checker is on the bar; no General after a backward move
-    tops = mk[:, :6] & np.where(on_bar, 0, MASK24)[:, None] if any_bar else mk[:, :6]
+    tops = mk[:, :6] & (MASK24 * ~on_bar)[:, None] if any_bar else mk[:, :6]
     sS, sG, sD, sK, sO, sE = tops.T
-    sG = np.where(gen == 2, 0, sG)
+    sG = sG * (gen != 2)
     plain = sS | sG | np.where(d & 1, sO, sE)
     Lp, Lk, Ld = mk[:, 6], mk[:, 7], mk[:, 8]
     fwd = (plain & (Lp << d)) | (sD & (Ld << d)) | (sK & (Lk << d))
@@ -200,10 +200,10 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
         bear_src = sS | sG | sD | sK | sO | sE
         bear = (np.where(high < d - 1, np.int64(1) << np.maximum(high, 0), 0)
                 | (np.int64(1) << (d - 1)))
-        fwd |= np.where(own_out, 0, bear & bear_src & _LOW[d])
+        fwd |= bear & bear_src & _LOW.take(d) * ~own_out
     # the General backward, while another own checker is outside the home board
     can_back = (gen == 0) & other_out
-    back = np.where(can_back, sG & (Lp >> d), 0)
+    back = sG & (Lp >> d) * can_back
     # entries: which classes on the bar may land on the entry point
     e = 24 - d
     entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER) if any_bar else 0
@@ -218,9 +218,9 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     skipped = None
     if prev is not None:
         x = prev + 1
-        below = np.where(ordered, _X_BELOW_DOUBLE[x], _X_BELOW[x])
-        near = _X_NEAR[x]
-        skip = np.where(waiting, 0, fwd & below & ~(near | (near << d) | _LOW[d] | (mk[:, 9] << d)))
+        below = np.where(ordered, _X_BELOW_DOUBLE.take(x), _X_BELOW.take(x)) * ~waiting
+        near = _X_NEAR.take(x)
+        skip = fwd & below & ~(near | (near << d) | _LOW.take(d) | (mk[:, 9] << d))
         fwd ^= skip
         skipped = skip != 0
     # one 32-bit word per state: forward sources, entering classes at 24..29, bit 30 the
@@ -285,8 +285,8 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
     """Make movements (state m, candidate j of `_moves`); return the children: full rows, or
     the board part only (full=False: finished plays).
 
-    Every child gets four board writes (source, landing, opposing bar, the first Jane lander;
-    the ones a movement does not need rewrite OPP_OFF with its own value) and nine summary,
+    Every child gets three or four board writes (source, landing, opposing bar, the first Jane
+    lander; the ones a movement does not need rewrite OPP_OFF with its own value) and nine summary,
     outside-count and per-turn writes (those not needed go to a scratch byte), one gather and
     one scatter each, and its two columns' mask bits redone; the Zobrist hash is patched from
     the same old and new board bytes. What depends on (j, die) only comes from tables (`_JD`).
@@ -295,42 +295,49 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
     """
     Sf = S.reshape(-1)
     mb = m * W
-    jd = j * 8 + die[m]
-    G = Sf[_JD["gather"].take(jd, axis=0) + mb[:, None]].astype(np.int64)
+    jd = j * 8 + die.take(m)
+    G = Sf.take(_JD["gather"].take(jd, axis=0) + mb[:, None]).astype(np.int64)
     ts, t, hs, hq, cs, cq, pend = G.T
-    col = _J_COL[j]
+    col = _J_COL.take(j)
     c = np.where(col, ts, j - 47)
-    q = _JD["q"][jd]
+    q = _JD["q"].take(jd)
     lands = q >= 0
     jane2 = pend > 0
-    opp, trap, jane1 = _landing(c, t, lands & ~jane2, _JD["mid"][jd])
+    opp, trap, jane1 = _landing(c, t, lands & ~jane2, _JD["mid"].take(jd))
     hit = opp & ~trap & ~jane1
     replace = hit | jane2
     n = m.size
-    # the board: four writes per child
-    p1 = _JD["p1"][jd] + hq
-    P = np.empty((n, 4), dtype=np.int64)
-    P[:, 0] = _JD["p0"][jd] + np.where(col, hs, c)
+    # the board: source, landing, the opposing bar on a hit, and (only while some state waits
+    # for a Jane's second lander) the first lander's slot; a write a movement does not need
+    # rewrites OPP_OFF with its own value
+    any_jane2 = jane2.any()
+    p1 = _JD["p1"].take(jd) + hq
+    P = np.empty((n, 3 + any_jane2), dtype=np.int64)
+    P[:, 0] = _JD["p0"].take(jd) + np.where(col, hs, c)
     P[:, 1] = np.where(lands, p1 - replace, OFF)
-    P[:, 2] = np.where(replace, OPP_BAR - 1 + np.where(jane2, GUARD, -t), OPP_OFF)
-    P[:, 3] = np.where(jane2, p1 - 2, OPP_OFF)
-    old = Sf[P + mb[:, None]]
-    V = np.empty((n, 4), dtype=np.int8)
-    V[:, 0] = np.where(col, 0, old[:, 0] - 1)
+    if any_jane2:
+        P[:, 2] = np.where(replace, OPP_BAR - 1 + np.where(jane2, GUARD, -t), OPP_OFF)
+        P[:, 3] = np.where(jane2, p1 - 2, OPP_OFF)
+    else:
+        P[:, 2] = np.where(replace, OPP_BAR - 1 - t, OPP_OFF)
+    old = Sf.take(P + mb[:, None])
+    V = np.empty_like(old)
+    V[:, 0] = (old[:, 0] - 1) * ~col
     V[:, 1] = np.where(lands, c, old[:, 1] + 1)
     V[:, 2] = old[:, 2] + replace
-    V[:, 3] = np.where(jane2, t, old[:, 3])
+    if any_jane2:
+        V[:, 3] = np.where(jane2, t, old[:, 3])
     code = None
-    if codes or full:
-        code = (_JD["code"][jd] + np.where(replace, 1 + 2 * jane2, 2 * trap)).astype(np.int16)
+    if codes or full:   # mark: 1 hit, 2 trap, 3 hit completing a Jane (jane2 implies replace)
+        code = (_JD["code"].take(jd) + replace + 2 * (jane2 | trap)).astype(np.int16)
     w = W if full else WIDTH
     R = S.take(m, axis=0) if full else S[:, :WIDTH].take(m, axis=0)
     Rf = R.reshape(-1)
     rb = np.arange(0, n * w, w)[:, None]
     Rf[P + rb] = V
     P <<= 8
-    z = _ZFLAT[P + old.view(np.uint8)] ^ _ZFLAT[P + V.view(np.uint8)]
-    hsh = H[m] ^ np.bitwise_xor.reduce(z, axis=1)
+    z = _ZFLAT.take(P + old.view(np.uint8)) ^ _ZFLAT.take(P + V.view(np.uint8))
+    hsh = H.take(m) ^ np.bitwise_xor.reduce(z, axis=1)
     if not full:
         return R, hsh, code, jane1
     # column summaries: the source shrinks by one, the destination gets the mover on top;
@@ -342,21 +349,21 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
     U = np.empty((n, 9), dtype=np.int64)
     U[:, 0] = hs - 1
     U[:, 1] = cs
-    U[:, 2] = np.where(hs >= 3, Sf[mb + _J_SLOT0[j] + np.maximum(hs - 3, 0)], 0)
+    U[:, 2] = Sf.take(mb + _J_SLOT0.take(j) + np.maximum(hs - 3, 0)) * (hs >= 3)
     U[:, 3] = hq + ~replace
     U[:, 4] = c
     U[:, 5] = np.where(hit, cq, t)
-    U[:, 6] = 1 + _J_BACK[j]
-    U[:, 7] = np.where(jane1, q + 1, 0)
-    U[:, 8] = Sf[mb + Q[:, 8]] + _JD["out"][jd]
+    U[:, 6] = 1 + _J_BACK.take(j)
+    U[:, 7] = (q + 1) * jane1
+    U[:, 8] = Sf.take(mb + Q[:, 8]) + _JD["out"].take(jd)
     Rf[Q + rb] = U
     # the masks: both columns' bits cleared, then set again from their new summaries
     U3 = U.reshape(n, 3, 3)[:, :2]        # (height, top, under-top) of both columns
-    f = _FLAGS[np.where(_JD["valid"].take(jd, axis=0),
-                        _JD["base"].take(jd, axis=0) + (U3[..., 0] * 13 + U3[..., 1]) * 13
-                        + U3[..., 2], _NO_COLUMN)]
+    f = _FLAGS.take(np.where(_JD["valid"].take(jd, axis=0),
+                             _JD["base"].take(jd, axis=0) + (U3[..., 0] * 13 + U3[..., 1]) * 13
+                             + U3[..., 2], _NO_COLUMN))
     mk = _masks(R)
-    mk &= _JD["clear"][jd][:, None]
+    mk &= _JD["clear"].take(jd)[:, None]
     bits = (_UNPACK.take(f.reshape(-1), axis=0).reshape(n, 2, N_MASKS)
             << _JD["cols"].take(jd, axis=0)[:, :, None])
     mk |= bits[:, 0] | bits[:, 1]
@@ -371,6 +378,13 @@ def _hash(rows: np.ndarray) -> np.ndarray:
 def _turn_key(S: np.ndarray, hsh: np.ndarray) -> np.ndarray:
     """A partial state's hash: the board's plus the per-turn state."""
     return hsh ^ _ZOBRIST[GEN, S[:, GEN].view(np.uint8)] ^ _ZOBRIST[PEND, S[:, PEND].view(np.uint8)]
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two int8 row arrays are equal, compared in the widest words the width allows."""
+    width = a.shape[1]
+    word = next(t for t in (np.uint64, np.uint32, np.uint16, np.uint8) if width % t().itemsize == 0)
+    return bool((a.view(word) == b.view(word)).all())
 
 
 def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray,
@@ -392,7 +406,7 @@ def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray,
     if same.any():
         a, b = order[1:][same], order[:-1][same]
         ia, ib = (a, b) if index is None else (index[a], index[b])
-        if not (rows.take(ia, axis=0) == rows.take(ib, axis=0)).all():
+        if not _same_rows(rows.take(ia, axis=0), rows.take(ib, axis=0)):
             own = rows if index is None else rows.take(index, axis=0)
             return unique_rows(own, group)  # a true hash collision: astronomically rare
         keep = np.ones(order.shape[0], dtype=bool)
@@ -436,7 +450,7 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
             prev = np.where(ordered | rev[lane], mv[:, k - 1], -1)
         m, j, skipped = _moves(S, die, prev, ordered)
         last = (seq[:, k + 1].take(lane) == 0) if k < 3 else np.ones(lane.size, dtype=bool)
-        fin = last[m]
+        fin = last.take(m)
         mixed = fin.size > SPLIT_AT and fin.any() and not fin.all()
         if mixed:   # finished plays need the board part only: build them apart
             f, g = np.flatnonzero(fin), np.flatnonzero(~fin)
@@ -449,12 +463,12 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
         else:
             full = not fin.all()
             R, Hc, code, jane1 = _apply(S, H, m, j, die, full, plays)
-            on = np.bincount(m[~jane1], minlength=lane.size)
+            on = np.bincount(m.compress(~jane1), minlength=lane.size)
         if skipped is not None:
             on += skipped
         done = np.flatnonzero((on == 0) & (S[:, PEND] == 0))
         if done.size:
-            out.append((S[:, :WIDTH].take(done, axis=0), H[done], lane[done],
+            out.append((S[:, :WIDTH].take(done, axis=0), H.take(done), lane.take(done),
                         np.full(done.size, k, np.int8), mv.take(done, axis=0) if plays else None))
         # a finished play that leaves a Jane waiting is illegal: n_moves -1 drops it (every
         # position has a legal candidate with n_moves >= 0, so keep_most_dice never keeps it)
@@ -464,7 +478,7 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
                 cmv = mv.take(mf, axis=0)
                 cmv[:, k] = codef
             out.append((Rf_, Hf, lane[mf], np.where(jf, -1, k + 1).astype(np.int8), cmv))
-        clane = lane[m]
+        clane = lane.take(m)
         if not mixed and not full:
             cmv = None
             if plays:
@@ -540,11 +554,11 @@ def can_move(boards: np.ndarray) -> np.ndarray:
     die = (lane * -6 + np.arange(1, 6 * B + 1)).astype(np.int8)
     S = S.take(lane, axis=0)
     m, j, _ = _moves(S, die)
-    jd = j * 8 + die[m]
-    top = S.reshape(-1)[_JD["gather"][:, :2].take(jd, axis=0) + (m * W)[:, None]]
-    q = _JD["q"][jd]
-    *_, jane1 = _landing(np.where(_J_COL[j], top[:, 0], j - 47), top[:, 1], q >= 0,
-                         _JD["mid"][jd])
+    jd = j * 8 + die.take(m)
+    top = S.reshape(-1).take(_JD["gather"][:, :2].take(jd, axis=0) + (m * W)[:, None])
+    q = _JD["q"].take(jd)
+    *_, jane1 = _landing(np.where(_J_COL.take(j), top[:, 0], j - 47), top[:, 1], q >= 0,
+                         _JD["mid"].take(jd))
     out = np.zeros(B, dtype=bool)
     out[lane[m[~jane1]]] = True
     jane = np.zeros(B, dtype=bool)
