@@ -140,20 +140,24 @@ _COL_BASE = np.append(np.where(_MID, 6 * 169, 0), 0) + 6 * 13 + 6   # per column
 
 
 def _prev_tables():
-    """Per move code + 1 (0: no move) of the movement before: which later forward movements may
-    be skipped as commuting with it (see `_moves`): in a non-double's second lane any (if it
-    is a plain forward move between two points), in a double those starting below its source
-    (if it is besides not a Jane's completion); and its two points as bits."""
+    """Per move code x + 1 (0: no move) of the movement before, which later forward movements
+    may be skipped as commuting with it (see `_moves`): at (x + 1) * 2 + (lane is a double):
+    in a non-double's second lane any (if x is a plain forward move between two points), in a
+    double those starting below x's source (if x is besides not a Jane's completion); at
+    (x + 1) * 8 + die: the sources never skipped with that die: those landing on or leaving
+    x's two points, and bearing off."""
     x = np.arange(-1, 2504)
     xs, xd = x // 100, (x // 4) % 25 - 1
     ok = (x >= 0) & (xs < 24) & (xd >= 0) & (xd < xs)
     xs, xd = np.clip(xs, 0, 23), np.clip(xd, 0, 23)
     one = np.int64(1)
-    return (np.where(ok, MASK24, 0), np.where(ok & (x % 4 != 3), (one << xs) - 1, 0),
-            (one << xs) | (one << xd))
+    below = np.stack([np.where(ok, MASK24, 0), np.where(ok & (x % 4 != 3), (one << xs) - 1, 0)], 1)
+    near = ((one << xs) | (one << xd))[:, None]
+    d = np.arange(8)
+    return below.reshape(-1), (near | (near << d) | ((one << d) - 1)).reshape(-1)
 
 
-_X_BELOW, _X_BELOW_DOUBLE, _X_NEAR = _prev_tables()
+_X_BELOW, _X_NEAR = _prev_tables()
 _LOW = (np.int64(1) << np.arange(8)) - 1           # per die d: the bits under bit d (bearing off)
 _ENTER = np.array([_ENTER_PLAIN, _ENTER_GUARD, _ENTER_DRUID])  # per landing mask 6, 7, 8
 # bit of the 32-bit candidate word -> candidate j (-1: the General backward, source found apart)
@@ -180,9 +184,9 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     mk = _masks(S)
     d = die.astype(np.int64)
     gen = S[:, GEN]
-    bar = (S[:, BAR:BAR + 6] > 0) @ _BAR_BITS     # classes on the bar, as a 6-bit mask
+    any_bar = S[:, BAR:BAR + 6].any()
+    bar = (S[:, BAR:BAR + 6] > 0) @ _BAR_BITS if any_bar else 0   # classes on the bar, 6 bits
     on_bar = bar > 0
-    any_bar = on_bar.any()
     other_out = S[:, OUTN] > 0
     own_out = other_out | (S[:, OUTG] > 0)
     # the movable tops: none while a checker is on the bar; no General after a backward move
@@ -209,7 +213,8 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER) if any_bar else 0
     # a waiting Jane: the next movement must land on its point, with a non-Guard checker
     waiting = S[:, PEND] > 0
-    if waiting.any():
+    any_waiting = waiting.any()
+    if any_waiting:
         at = np.where(waiting, S[:, PEND].astype(np.int64) - 1, 30)
         fwd = np.where(waiting, (plain | sD) & (np.int64(1) << np.minimum(at + d, 62)), fwd)
         back = np.where(waiting, np.where(can_back & (at - d >= 0),
@@ -218,17 +223,20 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     skipped = None
     if prev is not None:
         x = prev + 1
-        below = np.where(ordered, _X_BELOW_DOUBLE.take(x), _X_BELOW.take(x)) * ~waiting
-        near = _X_NEAR.take(x)
-        skip = fwd & below & ~(near | (near << d) | _LOW.take(d) | (mk[:, 9] << d))
+        skip = fwd & _X_BELOW.take(x * 2 + ordered) & ~(_X_NEAR.take(x * 8 + d) | (mk[:, 9] << d))
+        if any_waiting:
+            skip *= ~waiting
         fwd ^= skip
         skipped = skip != 0
     # one 32-bit word per state: forward sources, entering classes at 24..29, bit 30 the
     # General backward (there is one General, so its source is the single bit of `back`)
-    allm = (fwd | (entry << 24) | ((back != 0) << 30)).astype(np.uint32)
-    m, bit = set_bits(allm)
+    any_back = back.any()
+    allm = fwd | (entry << 24) if any_bar else fwd
+    if any_back:
+        allm = allm | ((back != 0) << 30)
+    m, bit = set_bits(allm.astype(np.uint32))
     j = _J32.take(bit)
-    if back.any():
+    if any_back:
         b = (j < 0).nonzero()[0]
         j[b] = 24 + np.bitwise_count(back.take(m.take(b)) - 1)
     return m, j, skipped
