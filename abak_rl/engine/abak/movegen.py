@@ -56,6 +56,7 @@ MASK24 = np.int64((1 << 24) - 1)
 _ZOBRIST = np.random.default_rng(0xABA4).integers(0, 2**64 - 1, size=(PEND + 1, 256),
                                                   dtype=np.uint64, endpoint=True)
 _ZFLAT = _ZOBRIST.reshape(-1)
+_ROW_BYTES = np.arange(WIDTH) * 256      # byte position p's words start at p * 256 in _ZFLAT
 _GROUP_MIX = np.uint64(0xD6E8FEB86659FD93)
 _BAR_BITS = np.int64(1) << np.arange(6, dtype=np.int64)
 # classes entering with a plain / Druid / Guard landing rule, as bits of the bar mask
@@ -80,9 +81,9 @@ def _summarize(S: np.ndarray) -> None:
     S[:, C0:C0 + 24] = np.where(h > 1, flat[base + np.maximum(h - 2, 0)], 0)
     out = S[:, 6 * 5:SLOTS]
     bar = S[:, BAR:BAR + 6]
-    general = np.count_nonzero(out == GENERAL, axis=1) + bar[:, GENERAL - 1]
+    general = (out == GENERAL).any(1) + bar[:, GENERAL - 1]     # there is one General
     S[:, OUTG] = general
-    S[:, OUTN] = np.count_nonzero(out > 0, axis=1) + bar.sum(1) - general
+    S[:, OUTN] = (out > 0).view(np.int8).sum(1, dtype=np.int8) + bar.sum(1, dtype=np.int8) - general
     idx = _COL_BASE[:24] + (h.astype(np.int64) * 13 + S[:, T0:T0 + 24]) * 13 + S[:, C0:C0 + 24]
     # flag i of column p -> bit p of mask i, two masks per word (bits 0..23, 24..47): the
     # columns' bits are disjoint, so the words are sums over the columns of flag * 2**p, one
@@ -380,7 +381,7 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
 
 def _hash(rows: np.ndarray) -> np.ndarray:
     """Zobrist hash of whole board rows (XOR of one random word per byte position and value)."""
-    return np.bitwise_xor.reduce(_ZOBRIST[np.arange(WIDTH), rows[:, :WIDTH].view(np.uint8)], axis=1)
+    return np.bitwise_xor.reduce(_ZFLAT.take(_ROW_BYTES + rows[:, :WIDTH].view(np.uint8)), axis=1)
 
 
 def _turn_key(S: np.ndarray, hsh: np.ndarray) -> np.ndarray:
@@ -396,9 +397,10 @@ def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray,
-              index: np.ndarray | None = None) -> np.ndarray:
+              index: np.ndarray | None = None, n_groups: int | None = None) -> np.ndarray:
     """Indices of the distinct (group, row) pairs, ordered by group; h: any 64-bit row hash.
-    Row i is rows[i], or rows[index[i]] when index is given (no copy of the rows is made).
+    Row i is rows[i], or rows[index[i]] when index is given (no copy of the rows is made);
+    n_groups: any bound above the largest group (found when not given).
 
     One sort of a key made of the group (high bits) and the hash (low bits); rows whose keys
     meet are compared in full, and if two different rows ever share a key the exact row sort
@@ -406,7 +408,7 @@ def _distinct(group: np.ndarray, h: np.ndarray, rows: np.ndarray,
     """
     if h.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
-    gb = max(int(group.max()).bit_length(), 1)
+    gb = max(int(group.max() if n_groups is None else n_groups).bit_length(), 1)
     key = (group.astype(np.uint64) << np.uint64(64 - gb)) | (h >> np.uint64(gb))
     order = key.argsort()
     k = key[order]
@@ -504,7 +506,7 @@ def _plays(S: np.ndarray, H: np.ndarray, seq: np.ndarray, moves: np.ndarray, rev
             f = np.flatnonzero(~fin)
             R, Hc, clane, cmv = R.take(f, axis=0), Hc[f], clane[f], cmv.take(f, axis=0)
         if k >= 1:  # only doubles go on: merge equal partial states first (kept by lane)
-            keep = _distinct(clane, _turn_key(R, Hc), R[:, :PEND + 1])
+            keep = _distinct(clane, _turn_key(R, Hc), R[:, :PEND + 1], n_groups=seq.shape[0])
             R, Hc, clane, cmv = (R.take(keep, axis=0), Hc[keep], clane[keep],
                                  cmv.take(keep, axis=0))
         work.append((R, Hc, clane, cmv, k + 1))
@@ -539,7 +541,7 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     larger = np.where(double, 0, np.maximum(d1, d2))
     keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[:, 0].take(lane), larger, B))
     g = group[keep]   # hash mixed with the group: each position's rows in the earlier order
-    keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX), rows, keep)]
+    keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX), rows, keep, B)]
     plays = [format_play(x) for x in mv[0].take(keep, axis=0)] if with_plays else None
     return Afterstates(boards=rows.take(keep, axis=0), parent=group[keep], plays=plays)
 
