@@ -56,7 +56,6 @@ MASK24 = np.int64((1 << 24) - 1)
 _ZOBRIST = np.random.default_rng(0xABA4).integers(0, 2**64 - 1, size=(PEND + 1, 256),
                                                   dtype=np.uint64, endpoint=True)
 _ZFLAT = _ZOBRIST.reshape(-1)
-_ROW_BYTES = np.arange(WIDTH) * 256      # byte position p's words start at p * 256 in _ZFLAT
 _GROUP_MIX = np.uint64(0xD6E8FEB86659FD93)
 _BAR_BITS = np.int64(1) << np.arange(6, dtype=np.int64)
 # classes entering with a plain / Druid / Guard landing rule, as bits of the bar mask
@@ -379,11 +378,6 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
     return R, hsh, code, jane1
 
 
-def _hash(rows: np.ndarray) -> np.ndarray:
-    """Zobrist hash of whole board rows (XOR of one random word per byte position and value)."""
-    return np.bitwise_xor.reduce(_ZFLAT.take(_ROW_BYTES + rows[:, :WIDTH].view(np.uint8)), axis=1)
-
-
 def _turn_key(S: np.ndarray, hsh: np.ndarray) -> np.ndarray:
     """A partial state's hash: the board's plus the per-turn state."""
     return hsh ^ _ZOBRIST[GEN, S[:, GEN].view(np.uint8)] ^ _ZOBRIST[PEND, S[:, PEND].view(np.uint8)]
@@ -536,7 +530,10 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     S = S.take(pos, axis=0)
     moves = np.full((pos.size, 4), -1, dtype=np.int16)
     rev = np.arange(pos.size) >= B
-    rows, hsh, lane, n_moves, *mv = _plays(S, _hash(boards)[pos], seq, moves, rev, with_plays)
+    # every start hash is 0: rows are only ever compared within one position, where the XOR of
+    # the changes a play made identifies its afterstate as well as a hash of the whole row
+    hsh0 = np.zeros(pos.size, dtype=np.uint64)
+    rows, hsh, lane, n_moves, *mv = _plays(S, hsh0, seq, moves, rev, with_plays)
     group = pos[lane]
     larger = np.where(double, 0, np.maximum(d1, d2))
     keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[:, 0].take(lane), larger, B))
