@@ -6,16 +6,19 @@ Python loop over positions or checkers. How:
 * A play is built one movement at a time over a flat array of partial states. A state is a
   W-byte row: the board, two bytes of per-turn state (the General's direction this turn:
   0 not moved, 1 forward, 2 backward = frozen; the point where a Jane waits for its second
-  lander), a summary of every column (height, top checker, the checker under it) and the count
-  of own checkers outside the home board, all patched per movement for what it touches. Each
-  state belongs to a "lane": one position with one order of its dice ((d1, d2) and (d2, d1) for
-  a non-double, (d, d, d, d) for a double).
-* `_moves` turns the summaries into 24-bit masks (movable tops per class; where a plain
-  checker, a Guard, a Druid may land) and finds every legal movement of the next die with a few
-  shifts per state, like the classic engine, as (state, candidate) pairs from one 32-bit word
-  per state. `_apply` makes them: per child one gather and one scatter of its four board bytes
-  and nine summary bytes (a write a movement does not need goes to a scratch byte), the Zobrist
-  hash patched from the same old and new bytes. Finished plays get the board part only.
+  lander), a summary of every column (height, top checker, the checker under it), the count
+  of own checkers outside the home board, and ten 24-bit masks (bit p = column p: the tops of
+  each class, the columns a plain checker, a Guard, a Druid may land on, the lone opposing
+  Guards), all computed once for the input positions (`_summarize`) and then patched per
+  movement for the two columns it touches. Each state belongs to a "lane": one position with
+  one order of its dice ((d1, d2) and (d2, d1) for a non-double, (d, d, d, d) for a double).
+* `_moves` finds every legal movement of the next die from the masks with a few shifts per
+  state, like the classic engine, as (state, candidate) pairs read from one 32-bit word per
+  state (`engine.common.set_bits`). `_apply` makes them: per child one gather of the bytes it
+  reads and one scatter of its three or four board bytes and nine summary bytes (a write a
+  movement does not need goes to a scratch byte), its two columns' mask bits redone from a
+  table, and a Zobrist hash of its changes (0 for the input position: rows are only compared
+  within one position). Finished plays get the board part only.
 * Stacks make order matter, so every order is explored. Identical partial states (same lane,
   board and per-turn state) are merged after each step of a double, and orders of two
   commuting plain moves that another order is sure to produce are not generated at all (see
@@ -26,7 +29,8 @@ Python loop over positions or checkers. How:
   exact: one sort by (position, hash), rows compared where keys meet (`_distinct`).
 * Speed: NumPy calls on arrays of a few thousand elements cost a few microseconds each
   whatever they do, so the code keeps the number of calls per step low (tables indexed by
-  candidate and die, one 2-D scatter instead of many 1-D ones); see docs/benchmarks/abak.md.
+  candidate and die, one 2-D scatter instead of many 1-D ones) and copies rows with `take`
+  (several times faster than fancy indexing of rows); see docs/benchmarks/abak.md.
 """
 
 from __future__ import annotations
