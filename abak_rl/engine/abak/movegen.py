@@ -44,8 +44,8 @@ GEN, PEND = 134, 135     # General's direction; pending Jane point + 1 (0: none)
 H0, T0, C0 = 136, 161, 186   # per column: height, top checker, the checker under the top; each
 SCRATCH = 24             # has a 25th "column" that summary writes a movement does not need go to
 OUTN, OUTG = 211, 212    # own checkers outside the home board (points 7..24, bar): others, General
-MK0, N_MASKS = 216, 10   # the 24-bit masks of `_masks`, as int64 (8-byte aligned: W % 8 == 0)
-W = MK0 + 8 * N_MASKS    # internal row width: board, per-turn state, column summaries, masks
+MK0, N_MASKS = 216, 10   # the 24-bit masks of `_masks`, two per int64 (aligned: W % 8 == 0)
+W = MK0 + 4 * N_MASKS    # internal row width: board, per-turn state, column summaries, masks
 SRC_BAR = 24
 LIMIT = 20_000           # states expanded at once; more are split by lane
 SPLIT_AT = 1_000         # from this many movements on, finished plays are built apart
@@ -91,15 +91,13 @@ def _summarize(S: np.ndarray) -> None:
     # flag i of column p -> bit p of mask i, two masks per word (bits 0..23, 24..47): the
     # columns' bits are disjoint, so the words are sums over the columns of flag * 2**p, one
     # matrix product (exact in float64: below 2**53)
-    words = (_PAIRED_FLAGS.take(idx, axis=1) @ _POW2).astype(np.int64).T
-    mk = _masks(S)
-    mk[:, 0::2] = words & MASK24
-    mk[:, 1::2] = words >> 24
+    _masks(S)[:] = (_PAIRED_FLAGS.take(idx, axis=1) @ _POW2).astype(np.int64).T
 
 
 def _masks(S: np.ndarray) -> np.ndarray:
-    """The [M, 10] int64 masks carried in the rows (a view): see `_column_flags`."""
-    return S[:, MK0:MK0 + 8 * N_MASKS].view(np.int64)
+    """The masks carried in the rows, [M, 5] int64 (a view): mask 2w in bits 0..23 of word w,
+    mask 2w + 1 in bits 24..47 (see `_column_flags` for the ten masks)."""
+    return S[:, MK0:MK0 + 4 * N_MASKS].view(np.int64)
 
 
 def _column_flags(h, top, sec, mid) -> np.ndarray:
@@ -135,9 +133,12 @@ def _flag_tables():
 
 
 _FLAGS, _UNPACK = _flag_tables()
-# [word w, `_FLAGS` index]: flag 2w + k at bit 24k of word w (for `_summarize`)
-_PAIRED_FLAGS = np.ascontiguousarray(
-    (_UNPACK[_FLAGS].reshape(-1, 5, 2) << np.array([0, 24])).sum(2).T.astype(np.float64))
+# per packed flags value: the 5 mask words of a column at bit 0 (flag 2w at bit 0 and flag
+# 2w + 1 at bit 24 of word w); by `_FLAGS` index, transposed, in float64 for `_summarize`
+_PAIRED = (_UNPACK.reshape(-1, 5, 2) << np.array([0, 24])).sum(2)
+_PAIRED_FLAGS = np.ascontiguousarray(_PAIRED[_FLAGS].T.astype(np.float64))
+# the words with no movable tops (a checker on the bar moves first)
+_NOT_TOPS = np.array([0, 0, 0, -1, -1], dtype=np.int64)
 _POW2 = 2.0 ** np.arange(24)
 _NO_COLUMN = _FLAGS.size - 1
 _COL_BASE = np.append(np.where(_MID, 6 * 169, 0), 0) + 6 * 13 + 6   # per column (and SCRATCH)
@@ -185,7 +186,7 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
       which by induction was kept), so no distinct state is lost.
     """
     M = S.shape[0]
-    mk = _masks(S)
+    pw = _masks(S)
     d = die.astype(np.int64)
     gen = S[:, GEN]
     any_bar = S[:, BAR:BAR + 6].any()
@@ -194,11 +195,13 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     other_out = S[:, OUTN] > 0
     own_out = other_out | (S[:, OUTG] > 0)
     # the movable tops: none while a checker is on the bar; no General after a backward move
-    tops = mk[:, :6] & (MASK24 * ~on_bar)[:, None] if any_bar else mk[:, :6]
-    sS, sG, sD, sK, sO, sE = tops.T
+    if any_bar:
+        pw = pw & np.where(on_bar[:, None], _NOT_TOPS, -1)
+    lo, hi = (pw & MASK24).T, (pw >> 24).T
+    sS, sD, sO, Lp, Ld = lo
+    sG, sK, sE, Lk, lone_guard = hi
     sG = sG * (gen != 2)
     plain = sS | sG | np.where(d & 1, sO, sE)
-    Lp, Lk, Ld = mk[:, 6], mk[:, 7], mk[:, 8]
     fwd = (plain & (Lp << d)) | (sD & (Ld << d)) | (sK & (Lk << d))
     # bearing off: every own checker home; the exact point, or a larger die from the highest one
     if not own_out.all():
@@ -214,7 +217,8 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     back = sG & (Lp >> d) * can_back
     # entries: which classes on the bar may land on the entry point
     e = 24 - d
-    entry = bar & (((mk[:, 6:9] >> e[:, None]) & 1) @ _ENTER) if any_bar else 0
+    entry = bar & (-((Lp >> e) & 1) & _ENTER_PLAIN | -((Ld >> e) & 1) & _ENTER_DRUID
+                   | -((Lk >> e) & 1) & _ENTER_GUARD) if any_bar else 0
     # a waiting Jane: the next movement must land on its point, with a non-Guard checker
     waiting = S[:, PEND] > 0
     any_waiting = waiting.any()
@@ -227,7 +231,7 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     skipped = None
     if prev is not None:
         x = prev + 1
-        skip = fwd & _X_BELOW.take(x * 2 + ordered) & ~(_X_NEAR.take(x * 8 + d) | (mk[:, 9] << d))
+        skip = fwd & _X_BELOW.take(x * 2 + ordered) & ~(_X_NEAR.take(x * 8 + d) | (lone_guard << d))
         if any_waiting:
             skip *= ~waiting
         fwd ^= skip
@@ -275,7 +279,9 @@ def _jd_tables():
         cols=np.stack([scol, dcol], axis=1),
         valid=np.stack([col[jd_j], lands], axis=1),
         base=np.stack([_COL_BASE[scol], _COL_BASE[dcol]], axis=1),
-        clear=~((np.int64(1) << scol) | (np.int64(1) << dcol)),
+        # both columns' bits in both masks of a word (none for the scratch column)
+        clear=~((((np.int64(1) << scol) & MASK24) | ((np.int64(1) << dcol) & MASK24))
+                * ((1 << 24) + 1)),
     )
     return np.minimum(src, 23) * 5, col, (jj >= 24) & (jj < 48), t
 
@@ -374,11 +380,11 @@ def _apply(S: np.ndarray, H: np.ndarray, m: np.ndarray, j: np.ndarray, die: np.n
     f = _FLAGS.take(np.where(_JD["valid"].take(jd, axis=0),
                              _JD["base"].take(jd, axis=0) + (U3[..., 0] * 13 + U3[..., 1]) * 13
                              + U3[..., 2], _NO_COLUMN))
-    mk = _masks(R)
-    mk &= _JD["clear"].take(jd)[:, None]
-    bits = (_UNPACK.take(f.reshape(-1), axis=0).reshape(n, 2, N_MASKS)
+    pw = _masks(R)
+    pw &= _JD["clear"].take(jd)[:, None]
+    bits = (_PAIRED.take(f.reshape(-1), axis=0).reshape(n, 2, N_MASKS // 2)
             << _JD["cols"].take(jd, axis=0)[:, :, None])
-    mk |= bits[:, 0] | bits[:, 1]
+    pw |= bits[:, 0] | bits[:, 1]
     return R, hsh, code, jane1
 
 
