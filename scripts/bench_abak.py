@@ -44,7 +44,7 @@ def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
             np.array([turns[i]["dice"] for i in pick], dtype=np.int8))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=256)
     ap.add_argument("--reps", type=int, default=3)
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=2048, help="positions timed per batch size")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=3, help="game sets of --games games (seeds)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     rows = []
     seeds = range(args.seed, args.seed + args.seeds)
     variants = [get_variant(name) for name in ("standard", "abak")]

@@ -8,6 +8,10 @@ repeat, which suffer less from other processes' load). Also random-play games pe
 Ends with one JSON line per measurement.
 
     .venv/bin/python scripts/bench_movegen.py [--variant standard|nackgammon|acey_deucey|abak]
+
+--variant abak runs scripts/bench_abak.py (Abak's afterstates per second at batch 1, 64, 1024
+and its random-play games per second next to the standard variant's, the two alternating in
+the same run), with --repeats as its --reps and --batches and --games passed on.
 """
 
 from __future__ import annotations
@@ -97,15 +101,22 @@ def one_two(variant, boards, repeats: int, n: int = 40):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", default="standard")
-    ap.add_argument("--batches", default="1,64,1024,8192")
+    ap.add_argument("--batches", default=None, help="default 1,64,1024,8192 (Abak: 1,64,1024)")
     ap.add_argument("--positions", type=int, default=8192, help="positions timed per batch size")
     ap.add_argument("--small-positions", type=int, default=2048,
                     help="positions timed at batch sizes below 1024 (one call each is slow)")
     ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--games", type=int, default=200, help="random-play games for games/s")
+    ap.add_argument("--games", type=int, default=None,
+                    help="random-play games for games/s (default 200; Abak: 256 per seed)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-gnubg", action="store_true")
     args = ap.parse_args(argv)
+    if args.variant == "abak":
+        import bench_abak   # the same directory: Abak next to standard, alternating
+        return bench_abak.main(["--reps", str(args.repeats), "--batches", args.batches or "1,64,1024"]
+                               + (["--games", str(args.games)] if args.games else []))
+    args.batches = args.batches or "1,64,1024,8192"
+    args.games = args.games or 200
 
     v = get_variant(args.variant)
     use_gnubg = args.variant == "standard" and not args.no_gnubg

@@ -21,12 +21,12 @@ from abak_rl.engine.abak import reference  # noqa: E402
 from abak_rl.engine.abak.movegen import legal_afterstates  # noqa: E402
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=22)
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=100)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     seen, compared, mismatches = Counter(), 0, []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         boards, dice = sample(args.games, seed)
