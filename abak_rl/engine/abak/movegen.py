@@ -164,7 +164,6 @@ def _prev_tables():
 
 _X_BELOW, _X_NEAR = _prev_tables()
 _LOW = (np.int64(1) << np.arange(8)) - 1           # per die d: the bits under bit d (bearing off)
-_ENTER = np.array([_ENTER_PLAIN, _ENTER_GUARD, _ENTER_DRUID])  # per landing mask 6, 7, 8
 # bit of the 32-bit candidate word -> candidate j (-1: the General backward, source found apart)
 _J32 = np.array(list(range(24)) + list(range(48, 54)) + [-1, -1], dtype=np.int64)
 
