@@ -15,10 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from test_abak_agreement import play_kinds, sample  # noqa: E402
-
-from abak_rl.engine.abak import reference  # noqa: E402
-from abak_rl.engine.abak.movegen import legal_afterstates  # noqa: E402
+from test_abak_agreement import compare, sample  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,17 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     seen, compared, mismatches = Counter(), 0, []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         boards, dice = sample(args.games, seed)
-        a = legal_afterstates(boards, dice, with_plays=True)
-        starts, counts = a.starts(len(boards)), a.counts(len(boards))
-        for i in range(len(boards)):
-            rows = range(starts[i], starts[i] + counts[i])
-            mine = {bytes(a.boards[r]) for r in rows}
-            ref = set(reference.reference_afterstates(boards[i], (int(dice[i, 0]), int(dice[i, 1]))))
-            if mine != ref:
-                mismatches.append({"seed": seed, "position": i})
-            for kind in set().union(*(play_kinds(a.plays[r]) for r in rows)):
-                seen[kind] += 1
-            seen["double"] += int(dice[i, 0] == dice[i, 1])
+        bad, kinds = compare(boards, dice)
+        mismatches += [{"seed": seed, "position": i} for i, *_ in bad]
+        seen += kinds
         compared += len(boards)
     print(json.dumps({"positions": compared, "mismatches": len(mismatches),
                       "first_mismatches": mismatches[:10], "positions_with": dict(seen)}))

@@ -4,14 +4,14 @@ import numpy as np
 
 import pytest
 
-from abak_rl.engine.common import bit_positions, dedup_hashed, keep_most_dice, set_bits, unique_rows
+from abak_rl.engine.common import dedup_hashed, keep_most_dice, set_bits, unique_rows
 
 
-def test_bit_positions_lists_every_set_bit_in_order():
+def test_set_bits_of_26_bit_masks_lists_every_set_bit_in_order():
     rng = np.random.default_rng(1)
     masks = rng.integers(0, 1 << 26, size=500) & rng.integers(0, 1 << 26, size=500)
     masks[:3] = [0, (1 << 26) - 1, 1 << 25]
-    idx, bits = bit_positions(masks)
+    idx, bits = set_bits(masks, 26)   # 500 int64 words: the 13-bit-table way
     want = np.nonzero((masks[:, None] >> np.arange(26)) & 1)
     assert (idx == want[0]).all() and (bits == want[1]).all()
 

@@ -15,13 +15,8 @@ from abak_rl.io.bench import batch_lines
 from abak_rl.io.moves_cli import main
 from abak_rl.io.position_json import row_from_json, rows_from_json
 
-START = {"variant": "standard",
-         "board": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
-         "bar": [0, 0], "off": [0, 0]}
-ABAK_START = {"variant": "abak",
-              "board": ["ed", "os", "", "", "", "SSSG", "", "SKS", "", "", "", "ssks",
-                        "SSKS", "", "", "", "sks", "", "sssg", "", "", "", "OS", "ED"],
-              "bar": "", "off": [0, 0]}
+from start_positions import ABAK_START
+from start_positions import STANDARD_START as START
 
 
 def run(capsys, *argv):

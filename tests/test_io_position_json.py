@@ -13,13 +13,8 @@ from abak_rl.io.bench import random_positions
 from abak_rl.io.position_json import (PositionError, dumps_rows, row_from_json, row_to_json,
                                       rows_from_json, rows_to_json)
 
-STANDARD = {"variant": "standard",
-            "board": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
-            "bar": [0, 0], "off": [0, 0]}
-ABAK = {"variant": "abak",
-        "board": ["ed", "os", "", "", "", "SSSG", "", "SKS", "", "", "", "ssks",
-                  "SSKS", "", "", "", "sks", "", "sssg", "", "", "", "OS", "ED"],
-        "bar": "", "off": [0, 0]}
+from start_positions import ABAK_START as ABAK
+from start_positions import STANDARD_START as STANDARD
 
 
 def with_(base, **changes):

@@ -131,23 +131,6 @@ def _select_tables():
 _POP13, _SEL13 = _select_tables()
 
 
-def bit_positions(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All set bits of a mask array (bits 0..25): (index of the mask, bit number), by index.
-
-    A fixed dozen array ops whatever the popcounts: each mask is repeated once per set bit, and
-    the k-th set bit is read from a table of set-bit numbers per 13-bit half.
-    """
-    cnt = np.bitwise_count(mask).astype(np.int64)
-    idx = np.arange(mask.shape[0]).repeat(cnt)
-    first = cnt.cumsum() - cnt
-    rank = np.arange(idx.shape[0]) - first[idx]
-    m = mask[idx]
-    lo = m & 8191
-    rank_hi = rank - _POP13[lo]
-    bit = np.where(rank_hi < 0, _SEL13[lo * 13 + rank], _SEL13[(m >> 13) * 13 + rank_hi] + 13)
-    return idx, bit.astype(np.int64)
-
-
 def _byte_tables():
     """Per byte value: its popcount, and its set bit numbers in order (at value * 8 + k)."""
     bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
@@ -160,27 +143,40 @@ def _byte_tables():
 _POP8, _SEL8 = _byte_tables()
 
 
-def set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All set bits of an array of unsigned words (any width): (index of the word, bit number),
-    by index.
+def set_bits(words: np.ndarray, width: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """All set bits of an array of non-negative integer words, only bits below `width` set:
+    (index of the word, bit number), by index then bit.
 
-    Small arrays: unpack every bit (two calls). Large ones (where unpacking costs more than the
-    bookkeeping): only the non-zero bytes are visited, their bits read from a table of set-bit
-    numbers per byte value.
+    The cheapest of three ways for the size: a small array has every bit unpacked (two calls);
+    words of up to 26 bits are each repeated once per set bit and the k-th set bit read from a
+    table per 13-bit half (a fixed dozen calls); wider ones visit only their non-zero bytes and
+    read the bits from a table per byte value.
     """
     words = np.ascontiguousarray(words)
-    shift = int(words.itemsize * 8).bit_length() - 1
-    b = words.view(np.uint8)
-    if b.size < 2048:
-        idx = np.unpackbits(b, bitorder="little").nonzero()[0]
-    else:
-        nz = b.nonzero()[0]
-        v = b[nz].astype(np.int64)
-        cnt = _POP8[v]
+    nbits = words.itemsize * 8
+    if words.size * nbits < 16384:
+        idx = np.unpackbits(words.view(np.uint8), bitorder="little").nonzero()[0]
+        shift = nbits.bit_length() - 1
+        return idx >> shift, idx & (nbits - 1)
+    if width <= 26:
+        cnt = np.bitwise_count(words).astype(np.int64)
+        idx = np.arange(words.shape[0]).repeat(cnt)
         first = cnt.cumsum() - cnt
-        at = np.arange(first[-1] + cnt[-1] if nz.size else 0) - first.repeat(cnt)
-        idx = nz.repeat(cnt) * 8 + _SEL8.take(v.repeat(cnt) * 8 + at)
-    return idx >> shift, idx & ((1 << shift) - 1)
+        rank = np.arange(idx.shape[0]) - first[idx]
+        m = words[idx].astype(np.int64, copy=False)
+        lo = m & 8191
+        rank_hi = rank - _POP13[lo]
+        bit = np.where(rank_hi < 0, _SEL13[lo * 13 + rank], _SEL13[(m >> 13) * 13 + rank_hi] + 13)
+        return idx, bit.astype(np.int64)
+    b = words.view(np.uint8)
+    nz = b.nonzero()[0]
+    v = b[nz].astype(np.int64)
+    cnt = _POP8[v]
+    first = cnt.cumsum() - cnt
+    at = np.arange(first[-1] + cnt[-1] if nz.size else 0) - first.repeat(cnt)
+    idx = nz.repeat(cnt) * 8 + _SEL8.take(v.repeat(cnt) * 8 + at)
+    shift = nbits.bit_length() - 1
+    return idx >> shift, idx & (nbits - 1)
 
 
 def keep_most_dice(group: np.ndarray, n_moves: np.ndarray, first_die: np.ndarray,

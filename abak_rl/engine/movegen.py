@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .board import BAR, N_POINTS, OFF, OPP_BAR, POOL, WIDTH
-from .common import Afterstates, bit_positions, dedup_hashed, keep_freed_memory
+from .common import Afterstates, dedup_hashed, keep_freed_memory, set_bits
 
 keep_freed_memory()  # see its docstring: page faults otherwise dominate the run time
 
@@ -152,7 +152,7 @@ def _non_doubles(R: _Roots, pos, a, b, enter_all, track):
         no_play = np.zeros((p.size, 0), np.int16) if track else None
         pieces.append((p, np.take(R.rows, p, axis=0), no_play, None))
     # layer 1
-    g1, src1 = bit_positions(L1)
+    g1, src1 = set_bits(L1, 26)
     p1 = g_pos[g1]
     code1 = _moves(p1, src1, first[g1], R.blots)
     rows_flat = R.rows.reshape(-1)
@@ -178,7 +178,7 @@ def _non_doubles(R: _Roots, pos, a, b, enter_all, track):
         pieces.append((p, rows, code1[one, None].astype(np.int16) if track else None, None))
     # layer 2
     L2 &= ~excl[g1]
-    i2, src2 = bit_positions(L2)
+    i2, src2 = set_bits(L2, 26)
     code2 = _moves(i2, src2, d2[i2], blots1)
     c1 = code1[i2]
     p2 = p1[i2]
@@ -214,7 +214,7 @@ def _doubles(R: _Roots, pos, die, enter_all, track):
         stop = L == 0
         layers.append((state_pos, rows, stop, codes))
         most[state_pos[~stop]] = k + 1
-        i, src = bit_positions(L)
+        i, src = set_bits(L, 26)
         if i.size == 0:
             break
         code = _moves(i, src, d[i], blots)

@@ -122,7 +122,7 @@ def _column_flags(h, top, sec, mid) -> np.ndarray:
 def _flag_tables():
     """A column's flags (`_column_flags`) packed into 10 bits, at index
     ((mid * 6 + h) * 13 + top + 6) * 13 + sec + 6 (one more entry, 0: no column); and per packed
-    value its 10 flags as 0/1 int64, to shift onto a column's bit."""
+    value its 10 flags as 0/1 int64 (from which `_PAIRED` is built)."""
     mid, h, top, sec = np.meshgrid([0, 1], np.arange(6), np.arange(-6, 7), np.arange(-6, 7),
                                    indexing="ij")
     flags = _column_flags(h.reshape(1, -1), top.reshape(1, -1), sec.reshape(1, -1),
@@ -241,7 +241,7 @@ def _moves(S: np.ndarray, die: np.ndarray, prev: np.ndarray | None = None,
     allm = fwd | (entry << 24) if any_bar else fwd
     if any_back:
         allm = allm | ((back != 0) << 30)
-    m, bit = set_bits(allm.astype(np.uint32))
+    m, bit = set_bits(allm.astype(np.uint32), 31)
     j = _J32.take(bit)
     if any_back:
         b = (j < 0).nonzero()[0]
@@ -546,7 +546,7 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     group = pos[lane]
     larger = np.where(double, 0, np.maximum(d1, d2))
     keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[:, 0].take(lane), larger, B))
-    g = group[keep]   # hash mixed with the group: each position's rows in the earlier order
+    g = group[keep]   # (the XOR with a constant per group only fixes the order within a position)
     keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX), rows, keep, B)]
     plays = [format_play(x) for x in mv[0].take(keep, axis=0)] if with_plays else None
     return Afterstates(boards=rows.take(keep, axis=0), parent=group[keep], plays=plays)
