@@ -48,9 +48,25 @@ def compose(overrides: list[str]) -> DictConfig:
         with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3", job_name="abak_rl"):
             cfg = hydra_compose(config_name="config", overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as e:
-        cause = f" ({e.__cause__})" if e.__cause__ else ""
-        raise ConfigError(f"config error: {e}{cause}") from None
+        raise ConfigError(f"config error: {_explain(e)}") from None
     return cfg
+
+
+def _explain(e: Exception) -> str:
+    """One line for a Hydra / OmegaConf error (their texts span lines and suggest `+key`)."""
+    import re
+    text = str(e)
+    m = re.search(r"Could not override '([^']+)'", text)
+    if m:
+        return f"unknown config key {m.group(1)!r} (abak-rl train --help lists the keys)"
+    m = re.search(r"Could not find '([^'/]+)/([^']+)'", text)
+    if m:
+        group, option = m.groups()
+        options = sorted(p.stem for p in (config_dir() / group).glob("*.yaml"))
+        return (f"{group}={option}: no such {group} config; choose one of {', '.join(options)}"
+                if options else f"unknown config group {group!r}")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("See https")]
+    return " ".join(lines[:1]) or type(e).__name__
 
 
 # key -> (check, what it must be)
@@ -97,13 +113,33 @@ CHECKS = {
     "train.max_turns": (_positive_int, "an integer >= 1"),
     "train.checkpoint_every": (_nonneg_int, "an integer >= 0 (0 = only latest at the end)"),
     "train.log_every": (_positive_int, "an integer >= 1"),
+    "train.keep_last": (_optional(_nonneg_int), "an integer >= 0 or null (0 or null = keep all)"),
+    "train.full_snapshots": (lambda v: isinstance(v, bool), "true or false"),
+    "progress": (lambda v: isinstance(v, bool), "true or false"),
     "eval.every": (_nonneg_int, "an integer >= 0 (0 = only at the end)"),
     "eval.games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
     "eval.final_games": (lambda v: _nonneg_int(v) and v % 2 == 0, "an even integer >= 0"),
     "eval.seed": (_nonneg_int, "an integer >= 0"),
     "eval.records": (lambda v: v is None or _nonneg_int(v), "an integer >= 0"),
 }
-OPPONENTS = ("random", "pubeval")
+OPPONENTS = ("random", "pubeval")   # always there; any other agents.registry spec works too
+
+
+def _check_opponent(spec) -> str | None:
+    """Why `spec` is not an agent spec the registry knows (None when it is one)."""
+    from ..agents.registry import BUILTIN, PREFIXES, parse_checkpoint_spec
+    if not isinstance(spec, str):
+        return f"{spec!r} is not an agent spec"
+    if spec in OPPONENTS or spec in BUILTIN:
+        return None
+    if not spec.startswith(PREFIXES):
+        return (f"{spec!r} is not an agent spec (one of {', '.join(BUILTIN)}, checkpoint:<path>[,ply=1], "
+                f"export:<dir> or onnx:<file>)")
+    try:
+        path, _ = parse_checkpoint_spec("checkpoint:" + spec.partition(":")[2])
+    except ValueError as e:
+        return str(e)
+    return None if Path(path).exists() else f"{spec!r}: {path} does not exist"
 
 
 def validate(cfg: DictConfig) -> None:
@@ -115,11 +151,26 @@ def validate(cfg: DictConfig) -> None:
             raise ConfigError(f"config key {key}: {e}") from None
         if not check(value):
             raise ConfigError(f"config key {key}={value!r} is invalid: must be {what}")
+    for key in ("run", "resume", "runs_dir", "checkpoints_dir"):
+        value = cfg.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ConfigError(f"config key {key}={value!r} is invalid: must be a non-empty text"
+                              + (" or null" if key in ("run", "resume") else ""))
+    if cfg.run is not None and ("/" in cfg.run or cfg.run in (".", "..")):
+        raise ConfigError(f"config key run={cfg.run!r} is invalid: a run name is one folder name (no /)")
     opps = list(cfg.eval.opponents)
     for o in opps:
-        if o not in OPPONENTS:
-            raise ConfigError(f"config key eval.opponents={opps!r} is invalid: {o!r} is not one of "
-                              f"{', '.join(OPPONENTS)}")
+        why = _check_opponent(o)
+        if why:
+            raise ConfigError(f"config key eval.opponents={opps!r} is invalid: {why}")
+    from ..engine.variants import get_variant
+    try:
+        get_variant(cfg.variant.name, **variant_options(cfg))
+    except ImportError:
+        pass                               # reported when the run starts
+    except (ValueError, TypeError, KeyError) as e:
+        opts = " ".join(f"variant.{k}={v!r}" for k, v in variant_options(cfg).items())
+        raise ConfigError(f"config key {opts or 'variant'} is invalid: {e}") from None
     if cfg.eval.best_by not in opps:
         raise ConfigError(f"config key eval.best_by={cfg.eval.best_by!r} is invalid: must be one of "
                           f"eval.opponents {opps!r}")
@@ -155,6 +206,13 @@ def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> Di
     config group or a frozen key is an error.
     """
     cfg = OmegaConf.create(saved)
+    for section in (None, "train", "eval"):    # keys added to the project since the run started
+        new, old = (composed, cfg) if section is None else (composed[section], cfg.get(section))
+        if old is None:
+            continue
+        for k, v in new.items():
+            if k not in old and not (section is None and isinstance(v, DictConfig)):
+                old[k] = v
     for item in overrides:
         key = item.split("=", 1)[0].lstrip("+~")
         if key == "resume":

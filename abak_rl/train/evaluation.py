@@ -17,13 +17,14 @@ except ImportError:  # the evaluation package is optional here
     run_match = None
 
 
-def make_opponent(name: str, seed: int):
+def make_opponent(name: str, seed: int, variant: str = "standard"):
     if name == "random":
         return RandomAgent(seed)
     if name == "pubeval":
         from ..agents.pubeval import PubevalAgent
         return PubevalAgent()
-    raise ValueError(f"unknown evaluation opponent {name!r}")
+    from ..agents.registry import make_agent      # any other agent spec: heuristic, checkpoint:...
+    return make_agent(name, variant, seed)
 
 
 def _paired_match(agent, opponent, variant, games: int, seed: int) -> dict:
@@ -44,12 +45,12 @@ def match(agent, opponent, variant, games: int, seed: int) -> dict:
     return {"ppg": float(r["ppg"]), "ppg_ci95": float(r["ppg_ci95"]), "win_rate": float(r["win_rate"])}
 
 
-def make_opponents(names, seed: int) -> dict:
+def make_opponents(names, seed: int, variant: str = "standard") -> dict:
     """{name: agent or None when its module is not available}; built once per run."""
     out = {}
     for name in names:
         try:
-            out[name] = make_opponent(name, seed + 1)
+            out[name] = make_opponent(name, seed + 1, variant)
         except ImportError:
             out[name] = None
     return out
