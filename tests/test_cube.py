@@ -6,7 +6,7 @@ import pytest
 from abak_rl.engine.cube import (CENTRED, DOUBLE_PASS, DOUBLE_TAKE, NO_DOUBLE, CubeState,
                                  game_points, match_award, match_cube_decision,
                                  match_equity_table, money_cube_decision, money_equity,
-                                 take_decision_money)
+                                 recursion_met, take_decision_money)
 
 
 def probs(p, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
@@ -85,15 +85,15 @@ def test_match_equity_table_by_recursion():
 
 
 def test_match_decision_two_away_two_away_by_hand():
-    met, _ = match_equity_table(7)
-    # 2-away/2-away, cube 1 centred, p = 0.75, no gammons. Double/take: the cube on 2 decides
-    # the match -> DT = 0.75; pass: 1-away/2-away Crawford -> DP = met[1,2] = 0.685.
-    # ND: dead = .75*.685 + .25*.315 = .5925, live = .685 (beyond the cash point) ->
-    # .68*.685 + .32*.5925 = .6554. min(DT, DP) = .685 > .6554 -> double; DT > DP -> pass.
+    met = recursion_met(7)
+    # 2-away/2-away, cube 1 centred, p = 0.75, no gammons (the recursion's table). Double/take:
+    # the cube on 2 decides the match -> DT = 0.75; pass: 1-away/2-away Crawford -> DP =
+    # met[1,2] = 0.685. ND: at 2-away/2-away the cube is valued dead (as GNU Backgammon does):
+    # .75*.685 + .25*.315 = .5925. min(DT, DP) = .685 > .5925 -> double; DT > DP -> pass.
     d, eq = match_cube_decision(probs(0.75), np.array([2]), np.array([2]), np.array([1]),
                                 np.zeros(1), met)
     assert d[0] == DOUBLE_PASS
-    assert eq[0].tolist() == pytest.approx([0.6554, 0.75, 0.685], abs=1e-4)
+    assert eq[0].tolist() == pytest.approx([0.5925, 0.75, 0.685], abs=1e-4)
     # a cube that already covers what the player to move needs is dead for it: no double
     d, _ = match_cube_decision(probs(0.75), np.array([2]), np.array([3]), np.array([2]),
                                np.ones(1), met)

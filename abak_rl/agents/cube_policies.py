@@ -7,8 +7,9 @@ CubeContext; it answers arrays of booleans for the whole batch:
     accept(variant, boards, ctx)  does its opponent take? (boards still seen from the doubler)
 
 Policies:
-- JanowskiCube: from the evaluator's five outcome probabilities, Janowski's cubeful equity with
-  cube efficiency x (engine/cube.py), money or match play (match equity table).
+- JanowskiCube: from the evaluator's five outcome probabilities, Janowski's cubeful equity
+  (engine/cube.py), money or match play (match-winning chances from the match equity table),
+  cube efficiency by position class, at 0-ply or 1-ply.
 - ThresholdCube: the baseline bots' policy: a win estimate p for the player to move; double when
   double_at <= p < too_good, take when the taker's chance 1 - p >= take_at.
 - RandomCube: doubles and takes at random (the random bot's policy).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import cube as cube_math
+from ..engine.common import segment_argmax
 from ..engine.cube import CubeContext  # noqa: F401  (re-exported for policy authors)
 
 
@@ -82,28 +84,71 @@ class ThresholdCube:
         return 1.0 - self.win_estimate(variant, boards) >= self.take_at
 
 
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+
+
 class JanowskiCube:
     """Cube decisions from the evaluator's probabilities for the player to move.
 
     probs_fn(variant, boards) -> [n, 5] outcome probabilities of the player to move, before its
     roll (a neural agent evaluates the position as the opponent's afterstate and swaps sides).
+    x: the cube efficiency, "auto" (GNU Backgammon's per position class, cube.cube_efficiency)
+    or a number. ply=1 looks one roll ahead: afterstate_fn(boards, again) -> [m, 5] (the
+    probabilities of afterstates from the view of the player who made them) picks the play of
+    every roll (cubeless equity in money play, match-winning chance at a match score) and the
+    next player's 0-ply cube decision is averaged over the 21 rolls (cube.cube_decision_1ply).
     """
 
     name = "janowski"
 
-    def __init__(self, probs_fn, x: float = 0.68):
-        self.probs_fn, self.x = probs_fn, x
+    def __init__(self, probs_fn, x="auto", ply: int = 0, afterstate_fn=None):
+        if not (x == "auto" or isinstance(x, (int, float)) and 0.0 <= float(x) <= 1.0):
+            raise ValueError(f"cube efficiency x must be 'auto' or a number in [0, 1], got {x!r}")
+        if ply not in (0, 1):
+            raise ValueError(f"cube ply must be 0 or 1, got {ply!r}")
+        if ply == 1 and afterstate_fn is None:
+            raise ValueError("a 1-ply cube needs afterstate_fn (the evaluator of afterstates)")
+        self.probs_fn, self.x, self.ply, self.afterstate_fn = probs_fn, x, ply, afterstate_fn
 
-    def _decision(self, variant, boards, ctx):
+    def efficiency(self, variant, boards):
+        if self.x == "auto":
+            return cube_math.cube_efficiency(variant, boards)
+        return np.full(np.asarray(boards).shape[0], float(self.x))
+
+    def decide(self, variant, boards, ctx):
+        """(decision codes, equities [n, 3]: no double, double-take, double-pass)."""
+        if self.ply == 1:
+            return self._decide_1ply(variant, boards, ctx)
         probs = self.probs_fn(variant, boards)
+        return cube_math.cube_decision(probs, ctx, self.efficiency(variant, boards))
+
+    def _decide_1ply(self, variant, boards, ctx):
+        boards = np.asarray(boards)
+        n, r = boards.shape[0], len(ROLLS)
+        pos = np.repeat(boards, r, axis=0)
+        dice = np.tile(ROLLS, (n, 1))
+        after = variant.legal_afterstates(pos, dice)
+        again_rows = variant.extra_turn(dice)[after.parent]
+        p = np.asarray(self.afterstate_fn(after.boards, again_rows), dtype=np.float64)
         if ctx.is_match:
-            return cube_math.match_cube_decision(probs, ctx.away, ctx.opp_away, ctx.value,
-                                                 ctx.owner, ctx.met, self.x)
-        return cube_math.money_cube_decision(probs, ctx.owner, self.x)
+            root = after.parent // r
+            score = cube_math.mwc_from_probs(p, ctx.away[root], ctx.opp_away[root],
+                                             ctx.value[root], ctx.met)
+        else:
+            score = p[:, 0] * 2 - 1 + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4]
+        best = segment_argmax(score, after.parent, n * r)
+        chosen = after.boards[best]
+        again = variant.extra_turn(dice)
+        over = variant.winner_points(chosen) > 0
+        nxt = np.where(again[:, None], chosen, variant.flip(chosen))
+        leaf_x = np.where(over, 0.0, self.efficiency(variant, nxt))
+        return cube_math.cube_decision_1ply(p[best].reshape(n, r, 5), leaf_x.reshape(n, r),
+                                            ROLL_WEIGHTS, ctx, over.reshape(n, r), again.reshape(n, r))
 
     def offer(self, variant, boards, ctx):
-        return self._decision(variant, boards, ctx)[0] != cube_math.NO_DOUBLE
+        return self.decide(variant, boards, ctx)[0] != cube_math.NO_DOUBLE
 
     def accept(self, variant, boards, ctx):
-        decision, eq = self._decision(variant, boards, ctx)
+        decision, eq = self.decide(variant, boards, ctx)
         return eq[:, 1] < eq[:, 2]  # the taker takes when double-take costs it less than a pass

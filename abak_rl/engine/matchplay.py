@@ -7,6 +7,11 @@ owns it) or drops (the game ends, the doubler wins the cube value); otherwise th
 by the checker-play agents. A finished game in a match that is not over restarts in its slot at
 once with a fresh game id, so the batch stays full.
 
+Checker play at a match score: an agent whose choose() takes a `utility` keyword (the neural
+agent) is handed one that maps its afterstates' five outcome probabilities to match-winning
+chances through the match equity table at the slot's score and cube (cube.mwc_from_probs), so
+it plays the move that wins the most matches, not the most points.
+
 Dice come from engine.dice per game id: slot i's k-th game has id `game_ids[i] * 1024 + k`, so a
 slot replays the same dice when the seats are swapped (common random numbers).
 """
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dice as dice_mod
-from .cube import CENTRED, CubeContext, game_points, match_award, match_equity_table
+from .cube import CENTRED, CubeContext, game_points, get_met, match_award, mwc_from_probs
 from .deadlock import turn_result
 from .game import subset_afterstates
 
@@ -40,15 +45,20 @@ class CubefulResults:
 
 def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: int = 0,
                  jacoby: bool = False, game_ids: np.ndarray | None = None,
-                 gammon_rate: float = 0.26, max_turns: int = 20000) -> CubefulResults:
+                 gammon_rate: float = 0.26, max_turns: int = 20000, met="kazaross-xg2",
+                 match_aware_play: bool = True) -> CubefulResults:
     """Money games (match_length=0) or matches to match_length points, with the cube.
 
     agents: the two checker-play agents (seat 0, seat 1); policies: their two cube policies.
+    met: the match equity table (a name from cube.MET_CHOICES or a cube.MatchEquityTable;
+    "recursion" uses gammon_rate). match_aware_play: agents that accept a utility choose
+    plays by match-winning chance at the score.
     """
     if match_length < 0:
         raise ValueError(f"match_length must be >= 0, got {match_length}")
     base = np.arange(n, dtype=np.int64) if game_ids is None else np.asarray(game_ids, np.int64)
-    met = match_equity_table(max(match_length, 1), gammon_rate)[0] if match_length else None
+    met = get_met(met, match_length, gammon_rate) if match_length else None
+    takes_utility = [bool(match_length and match_aware_play and _accepts_utility(a)) for a in agents]
     score = np.zeros((n, 2), dtype=np.int64)
     crawford_done = np.zeros(n, dtype=bool)
     game_no = np.zeros(n, dtype=np.int64)
@@ -112,7 +122,7 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
                 sel = sel[~finished[sel] & ~first_turn[sel]]
                 if sel.size == 0:
                     continue
-                ctx = _context(sel, seat, value, owner, mover, score, match_length, met)
+                ctx = _context(sel, seat, value, owner, mover, score, match_length, met, crawford, jacoby)
                 offer = np.asarray(policies[seat].offer(variant, boards[sel], ctx), dtype=bool)
                 off = sel[offer]
                 if off.size == 0:
@@ -120,7 +130,7 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
                 doubles[off] += 1
                 take = np.asarray(policies[1 - seat].accept(
                     variant, boards[off], _context(off, seat, value, owner, mover, score,
-                                                   match_length, met)), dtype=bool)
+                                                   match_length, met, crawford, jacoby)), dtype=bool)
                 dropped = off[~take]
                 if dropped.size:
                     drops[dropped] += 1
@@ -145,7 +155,14 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
             sel = np.flatnonzero(mover[live] == seat)
             if sel.size:
                 sub = subset_afterstates(after, sel, live.size)
-                pick = np.asarray(agents[seat].choose(variant, b[sel], dice[live][sel], sub))
+                if takes_utility[seat]:
+                    slots = live[sel]
+                    pick = np.asarray(agents[seat].choose(
+                        variant, b[sel], dice[live][sel], sub,
+                        utility=_match_utility(met, match_length - score[slots, seat],
+                                               match_length - score[slots, 1 - seat], value[slots])))
+                else:
+                    pick = np.asarray(agents[seat].choose(variant, b[sel], dice[live][sel], sub))
                 chosen[sel] = sub.index[pick]
         new = after.boards[chosen]
         result = turn_result(variant, b, new)
@@ -170,11 +187,30 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
                           final_cube=value.copy(), score=score)
 
 
-def _context(slots, seat, value, owner, mover, score, match_length, met) -> CubeContext:
+def _context(slots, seat, value, owner, mover, score, match_length, met, crawford,
+             jacoby=False) -> CubeContext:
     """The cube state of `slots` seen from `seat`, the player to move there."""
     rel = np.where(owner[slots] == CENTRED, 0, np.where(owner[slots] == seat, 1, -1))
     if not match_length:
-        return CubeContext(value=value[slots].copy(), owner=rel)
+        return CubeContext(value=value[slots].copy(), owner=rel, jacoby=bool(jacoby))
     return CubeContext(value=value[slots].copy(), owner=rel,
                        away=match_length - score[slots, seat],
-                       opp_away=match_length - score[slots, 1 - seat], met=met)
+                       opp_away=match_length - score[slots, 1 - seat], met=met,
+                       crawford=crawford[slots].copy())
+
+
+def _accepts_utility(agent) -> bool:
+    """Whether agent.choose takes a `utility` keyword (match-aware checker play)."""
+    import inspect
+    try:
+        return "utility" in inspect.signature(agent.choose).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _match_utility(met, away, opp_away, cube):
+    """utility(probs [m, 5], parent [m]) -> match-winning chance of each afterstate for the
+    player who made it, at its position's score (away, opp_away per position) and cube."""
+    def utility(probs, parent):
+        return mwc_from_probs(probs, away[parent], opp_away[parent], cube[parent], met)
+    return utility
