@@ -5,8 +5,11 @@ synthetic rows), not from the database's own one-die table, and recurses with ex
 """
 
 import itertools
+import json
+import sys
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -314,3 +317,15 @@ def test_agrees_with_gnubg_one_sided_database(db):
         e = theirs @ np.arange(1, theirs.size + 1)
         assert db.expected_off_all[i] == pytest.approx(e, abs=5e-4)
     assert worst < 5e-3
+
+
+def test_bench_script_reports_its_measurements(capsys):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import bench_bearoff
+    bench_bearoff.main(["--reps", "1", "--rows", "50", "--gnubg-rows", "10"])
+    rows = {r["what"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["build_s"]["value"] > 0 and rows["movegen_all_pairs_s"]["pairs"] == 54_264 * 21
+    assert rows["bearoff_probs_rows_per_s"]["value"] > 0
+    with pytest.raises(SystemExit) as e:
+        bench_bearoff.main(["--reps", "0"])
+    assert e.value.code == 2 and "--reps must be at least 1" in capsys.readouterr().err
