@@ -11,13 +11,13 @@ def test_set_bits_of_26_bit_masks_lists_every_set_bit_in_order():
     rng = np.random.default_rng(1)
     masks = rng.integers(0, 1 << 26, size=500) & rng.integers(0, 1 << 26, size=500)
     masks[:3] = [0, (1 << 26) - 1, 1 << 25]
-    idx, bits = set_bits(masks, 26)   # 500 int64 words: the 13-bit-table way
+    idx, bits = set_bits(masks, 26)   # 500 int64 words narrowed to 32 bits
     want = np.nonzero((masks[:, None] >> np.arange(26)) & 1)
     assert (idx == want[0]).all() and (bits == want[1]).all()
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
-@pytest.mark.parametrize("n", [5, 300, 3000])   # both paths: bits unpacked, or bytes visited
+@pytest.mark.parametrize("n", [5, 300, 3000])
 def test_set_bits_lists_every_set_bit_in_order(dtype, n):
     # high bytes too (a byte value times 8 once overflowed uint8 in the large-array path)
     rng = np.random.default_rng(n)
