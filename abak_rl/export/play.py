@@ -87,13 +87,14 @@ def _isatty(stream) -> bool:
 
 class TerminalGame:
     def __init__(self, model: Model, seed: int, *, cube: bool = False, ply: int = 0,
-                 stdin=None, stdout=None, x: float = 0.68):
+                 stdin=None, stdout=None, x="auto"):
         self.model, self.variant, self.seed, self.ply = model, model.variant, int(seed), ply
         self.stdin, self.out = stdin or sys.stdin, stdout or sys.stdout
         self.cube_on = cube
         self.cube = CubeState.centred(1)
         if cube:
             from ..agents.cube_policies import JanowskiCube
+            # x="auto": the cube efficiency of each position's class (engine/cube.py)
             self.cube_policy = JanowskiCube(lambda variant, boards: model.pre_roll_probs(boards), x=x)
         self.ids = np.zeros(1, dtype=np.int64)
 
