@@ -329,3 +329,25 @@ def test_bench_script_reports_its_measurements(capsys):
     with pytest.raises(SystemExit) as e:
         bench_bearoff.main(["--reps", "0"])
     assert e.value.code == 2 and "--reps must be at least 1" in capsys.readouterr().err
+
+
+def test_chances_before_the_roll_are_the_average_over_the_rolls(db):
+    """For the player X to roll, swapping bearoff_probs of the flipped row (X is then the side
+    rolling next) gives X's win chance; it must equal the average over the 21 rolls of p_win of
+    X's best afterstate (X's rolls distribution is that mixture, shifted by one roll)."""
+    from abak_rl.engine.board import flip
+    rng = np.random.default_rng(4)
+    counts = bo.bearoff_counts(np.arange(bo.N_POSITIONS))
+    rows = np.stack([side_row(a, b) for a, b in zip(counts[rng.integers(1, bo.N_POSITIONS, 40)],
+                                                     counts[rng.integers(1, bo.N_POSITIONS, 40)])])
+    before = 1 - db.probs(flip(rows))[:, 0]
+    rep = np.repeat(rows, len(ROLLS), axis=0)
+    after = legal_afterstates(rep, np.tile(np.array(ROLLS), (len(rows), 1)))
+    b = np.ascontiguousarray(after.boards)
+    idx = bo.bearoff_index(b[:, :6])
+    key = np.round(db.expected_off_all[idx] * 1e9) * (1 << 17) + idx
+    order = np.lexsort((key, after.parent))
+    first = order[np.searchsorted(after.parent[order], np.arange(len(rep)))]
+    w = np.array([float(WEIGHT[r]) for r in ROLLS])
+    averaged = (db.probs(b[first])[:, 0].reshape(len(rows), len(ROLLS)) * w).sum(1)
+    np.testing.assert_allclose(before, averaged, atol=1e-6)
