@@ -32,7 +32,7 @@ VERSION = 1
 POINTS = 6
 MAX_CHECKERS = 15
 N_POSITIONS = comb(MAX_CHECKERS + POINTS, POINTS)  # 54,264
-MAX_ROLLS = 32  # distributions hold n = 0..31 rolls; the most any position needs is 30 (no mass lost)
+MAX_ROLLS = 32  # distributions hold n = 0..31 rolls; no position needs more than 30 (none cut)
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
 ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
@@ -127,7 +127,8 @@ def _solve(child: np.ndarray, counts: np.ndarray, full: int | None = None
         for die in range(1, 7):
             kids = child[xs, die]
             for k in range(1, 5):
-                best[k, die, xs] = pick(np.where(kids >= 0, best[k - 1, die][np.maximum(kids, 0)], -1))
+                prev = best[k - 1, die][np.maximum(kids, 0)]
+                best[k, die, xs] = pick(np.where(kids >= 0, prev, -1))
         todo = xs[~done[xs]]
         if todo.size == 0:
             continue
@@ -187,7 +188,8 @@ class BearoffDB:
 def _sides(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(mover's, opponent's) home-board counts [N, 6], each ordered by its own points 1..6."""
     pts = boards[:, :N_POINTS].astype(np.int64)
-    return np.clip(pts[:, :POINTS], 0, None), np.clip(-pts[:, N_POINTS - 1:N_POINTS - 1 - POINTS:-1], 0, None)
+    theirs = -pts[:, N_POINTS - 1:N_POINTS - 1 - POINTS:-1]  # the row's 24, 23, .., 19
+    return np.clip(pts[:, :POINTS], 0, None), np.clip(theirs, 0, None)
 
 
 def _home_only(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,7 +213,8 @@ def is_bearoff(boards: np.ndarray) -> np.ndarray:
     1..6, opponent's 19..24), none on the bar or in the pool, and neither has finished."""
     b = _as_rows(boards)
     mover, opp = _home_only(b)
-    live = (b[:, OFF].astype(np.int64) < MAX_CHECKERS) & (b[:, OPP_OFF].astype(np.int64) < MAX_CHECKERS)
+    off = b[:, [OFF, OPP_OFF]].astype(np.int64)
+    live = (off < MAX_CHECKERS).all(1)
     return mover & opp & live
 
 
@@ -257,7 +260,8 @@ def bearoff_probs(boards: np.ndarray) -> np.ndarray:
 
 def cache_path() -> Path:
     """$ABAK_RL_CACHE/bearoff-v<VERSION>.npz, else ~/.cache/abak-rl/bearoff-v<VERSION>.npz."""
-    root = os.environ.get("ABAK_RL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "abak-rl")
+    root = (os.environ.get("ABAK_RL_CACHE")
+            or os.path.join(os.path.expanduser("~"), ".cache", "abak-rl"))
     return Path(root) / f"bearoff-v{VERSION}.npz"
 
 
