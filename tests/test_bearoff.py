@@ -189,6 +189,7 @@ def test_is_bearoff():
     assert got.tolist() == [True, True, False, False, False, False]
     with pytest.raises(ValueError, match="shape"):
         bo.is_bearoff(np.zeros((2, 29), np.int8))
+    assert bo.is_bearoff(np.zeros((0, WIDTH), np.int8)).shape == (0,)
 
 
 def test_probs_hand_worked_races(db):
@@ -206,6 +207,7 @@ def test_probs_hand_worked_races(db):
     # P (15 on its ace) needs 4 rolls; gammoned iff O is off before P's first roll
     np.testing.assert_allclose(p[2], [0, 0, 0, 27 / 36, 0], atol=1e-6)
     np.testing.assert_allclose(p[3], [1, 0, 0, 0, 0], atol=1e-7)
+    assert db.probs(np.zeros((0, WIDTH), np.int8)).shape == (0, 5)
 
 
 def test_probs_lose_gammon_equals_opponent_off_in_one(db):
