@@ -15,9 +15,19 @@ COMMANDS = {
     "export": ("abak_rl.export.cli", "export_main"),
     "hint": ("abak_rl.export.cli", "hint_main"),
     "play": ("abak_rl.export.cli", "play_main"),
+    "analyze": ("abak_rl.evaluate.analyze", "main"),
 }
 
 USAGE = "usage: abak-rl {" + ",".join(COMMANDS) + "} [args...]  (abak-rl COMMAND --help for more)"
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject.toml), without importing torch."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+    try:
+        return dist_version("abak-rl")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        print(f"abak-rl {version()}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"abak-rl: unknown command {name!r}\n{USAGE}", file=sys.stderr)

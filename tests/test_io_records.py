@@ -10,7 +10,9 @@ from abak_rl.agents.random_agent import RandomAgent
 from abak_rl.engine.game import GameResults, play_games
 from abak_rl.engine.variants import get_variant
 from abak_rl.io.position_json import rows_from_json
-from abak_rl.io.records import game_records, mat_play, mat_text, read_jsonl, write_records
+from abak_rl.io.records import (game_records, mat_play, mat_text, player_name, player_names,
+                                read_jsonl, session_scores, write_records)
+from abak_rl.io.sgf import sgf_text
 
 STD = get_variant("standard")
 
@@ -166,9 +168,74 @@ def test_write_records_picks_the_format_by_suffix(tmp_path):
     results = play_games(STD, [RandomAgent(1), RandomAgent(2)], 3, seed=2, record=True)
     recs = write_records(results, "standard", tmp_path / "games.jsonl", players=("a", "b"), seed=2)
     assert read_jsonl(tmp_path / "games.jsonl") == json.loads(json.dumps(recs))
-    write_records(results, "standard", tmp_path / "games.mat", players=("a", "b"), seed=2)
-    assert (tmp_path / "games.mat").read_text() == mat_text(recs)
-    assert (tmp_path / "games.mat").read_text().count(" Game ") == 3
+    write_records(results, "standard", tmp_path / "games.sgf", players=("a", "b"), seed=2)
+    assert (tmp_path / "games.sgf").read_text() == sgf_text(recs)
+    assert (tmp_path / "games.sgf").read_text().count("(;FF[4]GM[6]") == 3
+
+
+def test_mat_refuses_money_games_without_the_jacoby_rule(tmp_path):
+    # gnubg reads a .mat money session under its own Jacoby setting (on by default): these
+    # cubeless games' gammons would count 1; the .sgf carries the rule
+    results = play_games(STD, [RandomAgent(1), RandomAgent(2)], 2, seed=2, record=True)
+    with pytest.raises(ValueError, match="Jacoby.*write .sgf"):
+        write_records(results, "standard", tmp_path / "games.mat")
+    assert not (tmp_path / "games.mat").exists()
+
+
+def _game(winner, points, players=("a", "b"), **extra):
+    turns = [{"mover": winner, "dice": [3, 1], "play": "8/5 6/5",
+              "position": {"board": [0] * 24}}]
+    return {"variant": "standard", "players": list(players), "game_id": 0, "turns": turns,
+            "result": {"winner": winner, "points": points, "turns": 1}, **extra}
+
+
+def test_long_names_keep_the_names_line_readable():
+    # gnubg reads the first name up to ':', the score, then the second name after a blank;
+    # names over 31 characters are cut by gnubg itself, so they are shortened here, head and tail
+    long = "export:checkpoints/pretrained/standard"
+    assert player_name(long) == "export_check..etrained/standard" and len(player_name(long)) == 31
+    assert player_name("a b:c[d]") == "a_b_c_d_"
+    assert player_names(["x" * 40, "x" * 40])[0] != player_names(["x" * 40, "x" * 40])[1]
+    text = mat_text([_game(0, 1, players=(long, "pubeval"), match_length=7, jacoby=False)] * 1,
+                    match_length=7)
+    line = text.split("\n")[3]
+    first, _, rest = line.strip().partition(":")
+    assert first.strip() == player_name(long)
+    score, _, second = rest.strip().partition(" ")
+    assert score == "0" and second.strip().split(" :")[0] == "pubeval"
+
+
+def test_match_scores_never_pass_the_match_length():
+    # a gammon worth 4 at 2-0 in a 5-point match takes only the 3 points the winner needs ...
+    games = [_game(0, 2), _game(1, 1), _game(0, 4)]
+    assert session_scores(games, 5) == [(0, 0), (2, 0), (2, 1)]
+    # ... and no game may follow the end of the match (gnubg would drop it)
+    with pytest.raises(ValueError, match="game 4 follows the end of the 5-point match .score 5-1"):
+        session_scores(games + [_game(1, 1)], 5)
+    with pytest.raises(ValueError, match="follows the end"):
+        mat_text(games + [_game(1, 1)], match_length=5)
+    assert session_scores(games + [_game(1, 1)], 0)[-1] == (6, 1)     # money: running totals
+
+
+def test_cube_actions_in_the_mat_columns():
+    rec = _game(0, 2, match_length=5)
+    rec["turns"] = [
+        {"mover": 0, "dice": [3, 1], "play": "8/5 6/5", "position": {"board": [0] * 24}},
+        {"mover": 1, "cube": "double", "value": 2},
+        {"mover": 0, "cube": "take"},
+        {"mover": 1, "dice": [6, 5], "play": "24/13", "position": {"board": [0] * 24}},
+        {"mover": 0, "cube": "double", "value": 4},
+        {"mover": 1, "cube": "drop"}]
+    rec["result"] = {"winner": 0, "points": 2, "turns": 2}
+    lines = mat_text([rec]).split("\n")
+    assert lines[0] == " 5 point match"
+    assert lines[4] == "  1) 31: 8/5 6/5                  Doubles => 2"
+    assert lines[5] == "  2)  Takes                      65: 24/13 "
+    assert lines[6] == "  3)  Doubles => 4                Drops"
+    assert lines[7] == "      Wins 2 points"
+    rec["turns"] = rec["turns"][:2]
+    with pytest.raises(ValueError, match="not answered|winner"):
+        mat_text([rec])
 
 
 def test_nackgammon_records_as_json_lines_but_not_mat(tmp_path):

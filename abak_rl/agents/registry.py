@@ -3,6 +3,8 @@
 Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1]",
 "export:<dir>[,ply=0|1]" (an exported model, run torch-free by abak_rl.inference) and
 "onnx:<file.onnx>[,ply=0|1]" (the same, forced through ONNX Runtime).
+"gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
+alone is the fast gnubg-nn 0-ply net.
 Neural and exported agents are imported only when asked for, so the baselines work without them.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 BUILTIN = ("random", "pubeval", "heuristic", "gnubg")
-PREFIXES = ("checkpoint:", "export:", "onnx:")
+PREFIXES = ("checkpoint:", "export:", "onnx:", "gnubg:")
 
 
 def _builtin(name: str, variant, seed: int):
@@ -73,9 +75,12 @@ def make_agent(spec: str, variant, seed: int = 0):
         path, ply = parse_checkpoint_spec("checkpoint:" + body)   # the same ",ply=N" option
         load = _load("abak_rl.inference", "load_exported_agent", "exported-model")
         agent = load(path, variant, ply=ply, backend="onnx" if kind == "onnx" else "auto")
+    elif spec.startswith("gnubg:"):
+        from .gnubg_program import make_program_agent
+        agent = make_program_agent(spec, variant, seed)
     else:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, "
-                         f"checkpoint:<path>[,ply=1], export:<dir> or onnx:<file>")
+                         f"checkpoint:<path>[,ply=1], export:<dir>, onnx:<file> or gnubg:plies=N")
     if not getattr(agent, "name", None):
         agent.name = spec
     return agent

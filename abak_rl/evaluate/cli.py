@@ -11,7 +11,11 @@ from .args import REQUIRED, ArgError, parse, usage
 EVALUATE = {
     "agent": (str, REQUIRED), "opponent": (str, "pubeval"), "games": (int, 10_000),
     "variant": (str, "standard"), "seed": (int, 0), "batch": (int, 1000), "out": (str, ""),
-    "records": (str, ""),   # write every game: x.jsonl (any variant) or x.mat (Jellyfish, standard)
+    # write every game: x.jsonl (any variant), x.sgf (GNU Backgammon's SGF, standard) or x.mat
+    # (Jellyfish, standard: matches, and money games under the Jacoby rule)
+    "records": (str, ""),
+    # GNU Backgammon's analysis of every game (docs/gnubg.md): judge=gnubg, at judge_plies
+    "judge": (str, "none"), "judge_plies": (int, 0),
     # the doubling cube (docs/evaluation.md): cube=money, or match_length=N for matches
     "cube": (str, "none"), "match_length": (int, 0), "jacoby": (bool, False),
     "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"), "cube_x": (float, 0.68),
@@ -57,7 +61,58 @@ def format_match(r: dict) -> str:
             f"{r['games_per_s']:.1f} games/s")
 
 
+def _judge(a: dict, r: dict) -> None:
+    """GNU Backgammon's analysis of the games just written (judge=gnubg)."""
+    from ..io.records import player_name
+    from .analyze import analyze_files, format_table
+    rows = analyze_files(r["records"], a["judge_plies"])
+    roles = {player_name(r["agent"]): "agent", player_name(r["opponent"]): "opponent"}
+    for row in rows:
+        row["role"] = roles.get(row["player"], "")
+    r["judge"] = {"program": "gnubg", "plies": a["judge_plies"], "players": rows}
+    print(format_table(rows))
+
+
+def _report_records(a: dict, r: dict) -> None:
+    if a["keep_records"]:
+        files = r.get("records", [])
+        for path in files[:4]:
+            print(f"game records: {path}")
+        if len(files) > 4:
+            print(f"game records: ... {len(files)} files in all")
+    if a["judge"] == "gnubg":
+        _judge(a, r)
+    if not a["keep_records"]:
+        r.pop("records", None)
+
+
+def _judged_records(a: dict, tmp: str) -> str:
+    """Where the games go: the user's records=, or (judge only) a temporary .sgf file."""
+    if a["judge"] not in ("none", "gnubg"):
+        raise ArgError(f"evaluate: judge={a['judge']!r}: expected none or gnubg")
+    if a["judge"] == "none":
+        return a["records"]
+    if a["judge_plies"] not in (0, 1, 2):
+        raise ArgError(f"evaluate: judge_plies={a['judge_plies']}: expected 0, 1 or 2")
+    if a["variant"] != "standard":
+        raise ArgError("evaluate: judge=gnubg judges standard backgammon only")
+    from ..agents.gnubg_program import require_gnubg
+    require_gnubg()
+    if not a["records"]:
+        return str(Path(tmp) / "judged.sgf")
+    if Path(a["records"]).suffix not in (".sgf", ".mat"):
+        raise ArgError(f"evaluate: judge=gnubg reads .sgf or .mat records, not {a['records']}")
+    return a["records"]
+
+
 def _evaluate(a: dict) -> int:
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        a = dict(a, records=_judged_records(a, tmp), keep_records=bool(a["records"]))
+        return _evaluate_games(a)
+
+
+def _evaluate_games(a: dict) -> int:
     if a["cube"] not in ("none", "money", "match"):
         raise ArgError(f"evaluate: cube={a['cube']!r}: expected none, money or match")
     if a["match_length"] < 0:
@@ -69,8 +124,9 @@ def _evaluate(a: dict) -> int:
         r = run_cube_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"],
                            match_length=a["match_length"], jacoby=a["jacoby"],
                            agent_cube=a["agent_cube"], opponent_cube=a["opponent_cube"],
-                           cube_x=a["cube_x"], batch=a["batch"])
+                           cube_x=a["cube_x"], batch=a["batch"], records=a["records"] or None)
         print(format_cube_match(r))
+        _report_records(a, r)
         if a["out"]:
             write_json(a["out"], r)
         return 0
@@ -78,8 +134,7 @@ def _evaluate(a: dict) -> int:
     r = run_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"], batch=a["batch"],
                   records=a["records"] or None)
     print(format_match(r))
-    for path in r.get("records", []):
-        print(f"game records: {path}")
+    _report_records(a, r)
     if a["out"]:
         write_json(a["out"], r)
     return 0

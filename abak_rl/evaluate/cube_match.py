@@ -9,7 +9,8 @@ side: cubeful points per game (money) or the match-winning rate (matches), each 
 Cube policies (agents/cube_policies.py): `auto` gives a neural or exported agent Janowski's
 cubeful decisions from its own probabilities, pubeval and the heuristic the threshold policy on
 a pip-count win estimate, the random bot random cube actions; `janowski`, `threshold`, `random`
-and `never` (never doubles, always takes) choose one explicitly.
+and `never` (never doubles, always takes) choose one explicitly. A `gnubg:plies=N` agent brings
+GNU Backgammon's own cube decisions (`auto` or `gnubg`; agents/gnubg_program.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..engine.variants import get_variant
 from .match import _label, resolve
 from .stats import paired_ppg
 
-POLICIES = ("auto", "janowski", "threshold", "random", "never")
+POLICIES = ("auto", "janowski", "threshold", "random", "never", "gnubg")
 
 
 def probs_fn_for(agent):
@@ -43,9 +44,25 @@ def probs_fn_for(agent):
     return probs
 
 
-def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0):
+def check_records_path(path: str, variant, match_length: int = 0, jacoby: bool = False) -> None:
+    """Refuse, before any game is played, a records file that cannot hold these games."""
+    from pathlib import Path
+    suffix = Path(path).suffix
+    name = getattr(variant, "name", variant)
+    if suffix in (".mat", ".sgf") and name != "standard":
+        raise ValueError(f"records={path}: {suffix} is for standard backgammon; use .jsonl for {name}")
+    if suffix == ".mat" and not match_length and not jacoby:
+        from ..io.records import mat_refusal
+        raise ValueError(f"records={path}: " + mat_refusal([{"match_length": 0}]))
+
+
+def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0, jacoby: bool = False):
     if kind not in POLICIES:
         raise ValueError(f"cube policy {kind!r}: expected one of {', '.join(POLICIES)}")
+    if kind == "gnubg" or (kind == "auto" and callable(getattr(agent, "cube_policy", None))):
+        if not callable(getattr(agent, "cube_policy", None)):
+            raise ValueError(f"cube policy gnubg needs a gnubg:plies=N agent, not {agent.name!r}")
+        return agent.cube_policy(jacoby)
     fn = probs_fn_for(agent)
     if kind == "auto":
         kind = "janowski" if fn is not None else ("random" if agent.name == "random" else "threshold")
@@ -62,17 +79,24 @@ def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0):
 
 def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, seed: int = 0, *,
                    match_length: int = 0, jacoby: bool = False, agent_cube: str = "auto",
-                   opponent_cube: str = "auto", cube_x: float = 0.68, batch: int = 1000) -> dict:
-    """Cubeful money games (match_length=0) or matches; `games` counts games or matches (even)."""
+                   opponent_cube: str = "auto", cube_x: float = 0.68, batch: int = 1000,
+                   records: str | None = None) -> dict:
+    """Cubeful money games (match_length=0) or matches; `games` counts games or matches (even).
+
+    records: also write every game, cube actions included (evaluate/cube_records.py; the slots
+    are then played one at a time: the same games, without the batching)."""
     if isinstance(variant, str):
         variant = get_variant(variant)
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each dice sequence is played from "
                          f"both seats), got {games!r}")
+    if records:
+        check_records_path(records, variant, match_length, jacoby)
     a = resolve(agent, variant, seed)
     b = resolve(opponent, variant, seed + 1)
-    pa = make_policy(agent_cube, a, cube_x, seed)
-    pb = make_policy(opponent_cube, b, cube_x, seed + 1)
+    pa = make_policy(agent_cube, a, cube_x, seed, jacoby)
+    pb = make_policy(opponent_cube, b, cube_x, seed + 1, jacoby)
+    legs: list = [[], []]
     pairs = games // 2
     first, second = np.empty(pairs, np.int64), np.empty(pairs, np.int64)
     doubles = drops = played = 0   # totals over both sides
@@ -80,6 +104,21 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
     start = time.perf_counter()
     for lo in range(0, pairs, step):
         ids = np.arange(lo, min(lo + step, pairs), dtype=np.int64)
+        if records:
+            names = (_label(agent, a), _label(opponent, b))
+            from .cube_records import play_recorded
+            p1, recs1 = play_recorded(variant, [a, b], [pa, pb], ids, seed, names,
+                                      match_length=match_length, jacoby=jacoby)
+            p2, recs2 = play_recorded(variant, [b, a], [pb, pa], ids, seed, names[::-1],
+                                      match_length=match_length, jacoby=jacoby)
+            first[ids], second[ids] = p1, -p2
+            legs[0] += recs1
+            legs[1] += recs2
+            for slot in recs1 + recs2:
+                played += len(slot)
+                doubles += sum(t.get("cube") == "double" for r in slot for t in r["turns"])
+                drops += sum(t.get("cube") == "drop" for r in slot for t in r["turns"])
+            continue
         r1 = play_cubeful(variant, [a, b], [pa, pb], ids.size, seed, match_length=match_length,
                           jacoby=jacoby, game_ids=ids)
         r2 = play_cubeful(variant, [b, a], [pb, pa], ids.size, seed, match_length=match_length,
@@ -95,6 +134,9 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
               "agent_cube": type(pa).__name__, "opponent_cube": type(pb).__name__,
               "games_played": played, "doubles_per_game": doubles / played,
               "drops_per_game": drops / played, "seconds": elapsed}
+    if records:
+        from .cube_records import write_cubeful_records
+        report["records"] = write_cubeful_records(records, legs, match_length)
     if match_length:
         mwc, half = paired_ppg(first > 0, second > 0)
         report.update({"matches": int(games), "match_win_rate": mwc, "match_win_rate_ci95": half,

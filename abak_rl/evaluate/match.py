@@ -42,22 +42,24 @@ def play_pairs(agent, opponent, variant, ids: np.ndarray, seed: int, record: boo
 
 
 def write_match_records(path: str, legs: list, variant, names: tuple[str, str], seed: int) -> list[str]:
-    """Game records of a match: JSON lines with both seatings in one file, or for `.mat`
-    (standard only) one Jellyfish file per seating (`x.mat`, `x_swapped.mat`), since a .mat
-    file keeps its two players in fixed columns. Returns the files written."""
-    from ..io.records import game_records, mat_text, write_jsonl
+    """Game records of a match: JSON lines with both seatings in one file, or for `.sgf`
+    (standard only) one GNU Backgammon session file per seating (`x.sgf`, `x_swapped.sgf`),
+    since such a file keeps its two players in fixed places. `.mat` is refused: gnubg would
+    score these cubeless games under its Jacoby setting (io/records.py, mat_refusal).
+    Returns the files written."""
+    from ..io.records import game_records, write_file, write_jsonl
+    from .cube_match import check_records_path
+    check_records_path(path, variant)
     per_leg = [[], []]
     for ids, first, second in legs:
         per_leg[0] += game_records(first, variant.name, names, seed, ids)
         per_leg[1] += game_records(second, variant.name, names[::-1], seed, ids)
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix == ".mat":
-        if variant.name != "standard":
-            raise ValueError(f"records={path}: .mat is for standard backgammon; use .jsonl for {variant.name}")
-        other = p.with_name(p.stem + "_swapped.mat")
-        p.write_text(mat_text(per_leg[0]), encoding="utf-8")
-        other.write_text(mat_text(per_leg[1]), encoding="utf-8")
+    if p.suffix in (".mat", ".sgf"):
+        other = p.with_name(p.stem + "_swapped" + p.suffix)
+        write_file(per_leg[0], p)
+        write_file(per_leg[1], other)
         return [str(p), str(other)]
     write_jsonl(per_leg[0] + per_leg[1], p)
     return [str(p)]
@@ -82,6 +84,9 @@ def run_match(agent, opponent, variant="standard", games: int = 10_000, seed: in
                          f"from both seats), got {games!r}")
     if not isinstance(batch, (int, np.integer)) or batch < 2:
         raise ValueError(f"batch must be an integer >= 2, got {batch!r}")
+    if records is not None:
+        from .cube_match import check_records_path
+        check_records_path(records, variant)
     a = resolve(agent, variant, seed)
     b = resolve(opponent, variant, seed + 1)
     pairs = games // 2

@@ -98,12 +98,43 @@ def pretrained_dir(variant: str) -> Path:
                      + "); make one with scripts/train_pretrained.sh or pass --model")
 
 
+TS_ADVICE = ("TorchScript (model.ts) is written for use from PyTorch/C++ and is not run here; "
+             "pass the export folder (model_card.json with model.safetensors or model.onnx), the "
+             ".onnx or .safetensors file, or the training checkpoint")
+
+
+def check_model_path(path) -> Path:
+    """The path, or a ValueError saying what it lacks (export folder, file or checkpoint)."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"model not found: {p} (expected an export folder, a .onnx or .safetensors "
+                         f"file, or a checkpoint .pt file or run folder)")
+    if p.is_file() and p.suffix == ".ts":
+        raise ValueError(f"{p}: {TS_ADVICE}")
+    if p.is_file() and p.suffix in (".onnx", ".safetensors") and not (p.parent / inf.CARD_NAME).is_file():
+        raise ValueError(f"{p} has no {inf.CARD_NAME} beside it: the model card abak-rl export "
+                         f"writes with the weights is needed to read them")
+    if p.is_dir():
+        card, latest = (p / inf.CARD_NAME).is_file(), (p / "latest.pt").is_file()
+        weights = [n for n in ("model.safetensors", "model.onnx", "model.ts") if (p / n).is_file()]
+        if card and weights == ["model.ts"]:
+            raise ValueError(f"{p} holds only model.ts: {TS_ADVICE} (export again with "
+                             f"format=onnx,safetensors)")
+        if not card and not latest:
+            if weights:
+                raise ValueError(f"{p} has {', '.join(weights)} but no {inf.CARD_NAME}: the model card "
+                                 f"abak-rl export writes beside the weights is missing")
+            raise ValueError(f"{p} is neither an export folder (no {inf.CARD_NAME}) nor a run folder "
+                             f"(no latest.pt)")
+    return p
+
+
 def open_model(path: str | None, variant: str | None = None, backend: str = "auto") -> inf.Model:
     """An export (no torch needed) or a checkpoint (torch) as an inference.Model; path None =
     the pretrained bot of `variant` (default standard)."""
     if path is None:
         path = pretrained_dir(variant or "standard")
-    p = Path(path)
+    p = check_model_path(path)
     if (p.is_dir() and (p / inf.CARD_NAME).is_file()) or p.suffix in (".onnx", ".safetensors"):
         return inf.load_exported(p, backend=backend, variant=variant)
     from .exporters import load_model
@@ -122,7 +153,7 @@ def hint_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="standard, nackgammon, acey_deucey or abak (default: the "
                                      "position's, else the model's)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--position", help="position JSON (shared/spec/position-json.md), or @file.json")
+    g.add_argument("--position", help="position JSON (docs/io.md), or @file.json")
     g.add_argument("--position-id", help="GNU Backgammon Position ID (standard / nackgammon)")
     p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; omit for the cube decision")
     p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="look-ahead (default 0)")

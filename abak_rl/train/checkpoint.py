@@ -92,6 +92,9 @@ def resolve_path(path: str | Path) -> Path:
     """A checkpoint file, or a run folder (its latest.pt)."""
     p = Path(path)
     if p.is_dir():
+        if not (p / "latest.pt").is_file() and (p / "model_card.json").is_file():
+            raise CheckpointError(f"{p} is an export folder, not a training checkpoint; give a "
+                                  f"checkpoint (.pt) or a checkpoints/<run>/ folder")
         p = p / "latest.pt"
     if not p.is_file():
         raise CheckpointError(f"checkpoint not found: {p}")
@@ -103,9 +106,11 @@ def load_checkpoint(path: str | Path) -> dict:
     p = resolve_path(path)
     try:
         data = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - zip, pickle and EOF errors all mean "corrupt"
-        raise CheckpointError(f"{p} is not a readable abak-rl checkpoint (corrupt or truncated?): "
-                              f"{type(e).__name__}: {e}") from None
+    except Exception:  # noqa: BLE001 - zip, pickle and EOF errors all mean "corrupt"
+        # torch's own text spans lines, has colour codes and suggests weights_only=False, which
+        # would run code from an untrusted file: never show it, say what the file is instead
+        raise CheckpointError(f"{p} is not a readable abak-rl checkpoint (corrupt or truncated, "
+                              f"{p.stat().st_size:,} bytes)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{p} is not an abak-rl checkpoint (no {FORMAT!r} tag)")
     if data.get("format_version") != FORMAT_VERSION:
