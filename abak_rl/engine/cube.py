@@ -341,20 +341,20 @@ def money_equity(probs: np.ndarray, owner: np.ndarray, x=DEFAULT_X, jacoby: bool
     """Janowski cubeful money equity per unit of cube, for the player to move.
 
     owner: 0 centred, 1 the player to move owns the cube, -1 the opponent owns it. x: a number
-    or one per position. jacoby: gammons count single while the cube is centred (the dead and
-    live equities of a centred cube then ignore them).
+    or one per position. jacoby: gammons count single while the cube is centred: a centred
+    cube's dead equity is 2p - 1 and its live curve is flat at -1 below the take point and at +1
+    above the cash point (both points still from W and L, as GNU Backgammon does).
     """
     p, W, L = outcome_values(probs)
     owner = np.asarray(owner)
-    if jacoby:
-        centred_now = owner == 0
-        W = np.where(centred_now, 1.0, W)
-        L = np.where(centred_now, 1.0, L)
     dead = p * W - (1 - p) * L
     tp = (L - 0.5) / (W + L + 0.5)
     cp = (L + 1.0) / (W + L + 0.5)
     zero, one = np.zeros_like(p), np.ones_like(p)
-    centred = _interp(p, [zero, tp, cp, one], [-L, -one, one, W])
+    if jacoby:
+        dead = np.where(owner == 0, 2 * p - 1, dead)
+    lo, hi = (np.where(owner == 0, -one, -L), np.where(owner == 0, one, W)) if jacoby else (-L, W)
+    centred = _interp(p, [zero, tp, cp, one], [lo, -one, one, hi])
     owned = _interp(p, [zero, cp, one], [-L, one, W])
     theirs = _interp(p, [zero, tp, one], [-L, -one, W])
     live = np.where(owner == 0, centred, np.where(owner > 0, owned, theirs))
