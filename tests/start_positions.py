@@ -1,4 +1,4 @@
-"""The starting positions in the position-JSON format (shared/spec/position-json.md), shared by
+"""The starting positions in the position-JSON format (docs/io.md), shared by
 the tests of the format and of the `moves` command."""
 
 STANDARD_START = {"variant": "standard",

@@ -74,7 +74,7 @@ def test_case(case, impl):
 @pytest.mark.parametrize("impl", IMPLS)
 def test_plays_reach_their_afterstates(impl):
     """Each play an implementation reports, carried out mechanically, gives its afterstate
-    (notation of shared/spec/position-json.md: from/to, bar, off, `*` hit, `^` trap)."""
+    (the notation of docs/io.md: from/to, bar, off, `*` hit, `^` trap)."""
     for case in CASES:
         row = case.row()
         if len({ch for ch in case.bar if ch.isupper()}) > 1:

@@ -8,6 +8,7 @@ an item "ply=N" belongs to the checkpoint spec before it (checkpoint:<path>,ply=
 from __future__ import annotations
 
 REQUIRED = object()
+LIMITS = {"seed": (0, 2**63 - 1), "cube_x": (0.0, 1.0)}   # checked wherever a command has the key
 
 
 class ArgError(ValueError):
@@ -67,6 +68,10 @@ def parse(argv: list[str], spec: dict[str, tuple[type, object]], command: str) -
         if key not in spec:
             raise ArgError(f"{command}: unknown key {key!r} (keys: {', '.join(spec)})")
         out[key] = _convert(key, raw.strip(), spec[key][0])
+    for key, (lo, hi) in LIMITS.items():
+        if key in out and key in spec and not (lo <= out[key] <= hi):
+            must = f">= {lo}" if hi == LIMITS["seed"][1] else f"in [{lo}, {hi}]"
+            raise ArgError(f"{command}: {key}={out[key]} is out of range: must be {must}")
     for key, (_, default) in spec.items():
         if key not in out:
             if default is REQUIRED:

@@ -27,7 +27,36 @@ def find_checkpoints(run: str) -> list[Path]:
     files = [f for f in p.glob("*.pt") if f.name not in SKIP]
     if not files:
         raise FileNotFoundError(f"no checkpoints (*.pt other than latest/best) in {p}")
-    return files
+    return same_run(files, p)
+
+
+def run_identity(path: Path):
+    """The run a checkpoint belongs to: the run id the trainer records in it (older checkpoints:
+    their run name and seed); None when it cannot be read."""
+    try:
+        from ..train.checkpoint import load_checkpoint
+        data = load_checkpoint(path)
+    except Exception:  # noqa: BLE001 - unreadable: the curve reports it when it loads the file
+        return None
+    cfg = data.get("config") or {}
+    return data.get("run_id") or (cfg.get("run"), cfg.get("seed"))
+
+
+def same_run(files: list[Path], folder: Path) -> list[Path]:
+    """Only the checkpoints of the run the folder's latest.pt (else its newest file) belongs to:
+    a folder reused by another run, or a file copied in, must not mix into one curve."""
+    ref = folder / "latest.pt"
+    if not ref.is_file():
+        ref = max(files, key=lambda f: f.stat().st_mtime)
+    want = run_identity(ref)
+    if want is None:
+        return files
+    keep = [f for f in files if run_identity(f) == want]
+    if len(keep) < len(files):
+        import sys
+        print(f"curve: skipping {len(files) - len(keep)} checkpoint(s) in {folder} that belong to "
+              f"another run than {ref.name}", file=sys.stderr)
+    return keep
 
 
 def checkpoint_info(path: Path) -> tuple[int, str | None]:

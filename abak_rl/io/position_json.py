@@ -1,4 +1,4 @@
-"""The public position format (shared/spec/position-json.md) <-> the engine's int8 rows.
+"""The public position format (described in docs/io.md) <-> the engine's int8 rows.
 
 Classic variants (standard, nackgammon, acey_deucey) map to engine/board.py rows [30]; Abak to
 engine/abak/board.py rows [134]. Both directions work on batches: parsing checks every position

@@ -1,4 +1,4 @@
-"""Batched legal-move generation for Abak Evolution (rules: shared/rules/DECISIONS.md).
+"""Batched legal-move generation for Abak Evolution (rules: docs/rules-abak.md).
 
 B positions and rolls go in; every distinct legal afterstate comes out (`Afterstates`), with no
 Python loop over positions or checkers. How:

@@ -1,6 +1,6 @@
 """Reference Abak Evolution move generator: plain recursive Python, one position at a time.
 
-This module is written from the rules only (docs/rules-abak.md, shared/rules/DECISIONS.md) and on
+This module is written from the rules only (docs/rules-abak.md) and on
 purpose shares no code with the fast batched generator (movegen.py): the tests run the same
 hand-checked cases through both, and random positions through both, so an agreement means
 something. It is slow (a few milliseconds a position) and meant for tests and debugging.
