@@ -31,12 +31,27 @@ class _RecordingAgent:
         self.name = getattr(agent, "name", type(agent).__name__)
 
     def choose(self, variant, before, dice, after):
-        picks = np.asarray(self.agent.choose(variant, before, dice, after))
+        return self._log(before, dice, after, np.asarray(self.agent.choose(variant, before, dice, after)))
+
+    def _log(self, before, dice, after, picks):
         for i in range(before.shape[0]):
             self.log.events.append({"kind": "play", "seat": self.seat, "dice": dice[i].copy(),
                                     "before": before[i].copy(),
                                     "after": after.boards[picks[i]].copy()})
         return picks
+
+
+class _RecordingUtilityAgent(_RecordingAgent):
+    """The same for an agent that plays for match-winning chances (a `utility` keyword)."""
+
+    def choose(self, variant, before, dice, after, utility=None):
+        picks = np.asarray(self.agent.choose(variant, before, dice, after, utility=utility))
+        return self._log(before, dice, after, picks)
+
+
+def _recording_agent(agent, seat, log):
+    from ..engine.matchplay import _accepts_utility
+    return (_RecordingUtilityAgent if _accepts_utility(agent) else _RecordingAgent)(agent, seat, log)
 
 
 class _RecordingPolicy:
@@ -139,7 +154,7 @@ def play_recorded(variant, agents, policies, slots: np.ndarray, seed: int, names
     per_slot = []
     for j, slot in enumerate(np.asarray(slots, np.int64)):
         log = _Log()
-        ag = [_RecordingAgent(agents[s], s, log) for s in (0, 1)]
+        ag = [_recording_agent(agents[s], s, log) for s in (0, 1)]
         po = [_RecordingPolicy(policies[s], s, log) for s in (0, 1)]
         r = play_cubeful(variant, ag, po, 1, seed, match_length=match_length, jacoby=jacoby,
                          game_ids=np.array([slot]))

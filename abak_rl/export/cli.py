@@ -163,11 +163,13 @@ def hint_parser() -> argparse.ArgumentParser:
                    help="who owns the cube, for the cube decision (default centred)")
     p.add_argument("--backend", default="auto", choices=("auto", "safetensors", "onnx"),
                    help="which exported weights to run (default: safetensors if present)")
+    from .hint import add_match_arguments
+    add_match_arguments(p)
     return p
 
 
 def hint_main(argv: list[str], stdout=None) -> int:
-    from .hint import check_dice, cube_hint, format_cube, format_plays, play_hint, read_position
+    from .hint import check_dice, cube_hint_for, format_cube_any, format_plays, play_hint, read_position
     out = stdout or sys.stdout
     args = hint_parser().parse_args(argv)
     try:
@@ -191,7 +193,7 @@ def hint_main(argv: list[str], stdout=None) -> int:
                              f"cannot evaluate {variant.name} positions")
         model.variant = variant
         if dice is None:
-            h = cube_hint(model, row, owner=args.cube_owner, ply=args.ply)
+            h = cube_hint_for(args, model, row)
         else:
             h = play_hint(model, row, dice, ply=args.ply, top=args.top)
     except ValueError as e:   # PositionError, PositionIdError, ExportError, CheckpointError
@@ -205,7 +207,7 @@ def hint_main(argv: list[str], stdout=None) -> int:
         from ..io.diagram import diagram
         pic = diagram(row, variant.name, dice=dice)
         print(pic + "\n", file=out)
-        print(format_cube(h) if dice is None else format_plays(h), file=out)
+        print(format_cube_any(h) if dice is None else format_plays(h), file=out)
     return 0
 
 

@@ -2,8 +2,10 @@
 
 Like GNU Backgammon's hint: with dice, every legal play with its cubeless equity, the difference
 to the best play and the five outcome probabilities of the player to move; without dice, the
-money cube decision before the roll (no double / double, take / double, pass) with the cubeful
-equities (Janowski, engine/cube.py). Output as a table or, with --json, as one JSON object.
+cube decision before the roll (no double / double, take / double, pass) with the cubeful
+equities (Janowski, engine/cube.py): money play, or with --match-length N --score A B
+[--crawford] at a match score, in match-winning chances from the match equity table.
+Output as a table or, with --json, as one JSON object.
 """
 
 from __future__ import annotations
@@ -103,6 +105,107 @@ def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 
                      "cubeless_equity": round(d["cubeless_equity"], 6),
                      "equities": {k: round(v, 6) for k, v in d["equities"].items()},
                      "decision": d["decision_name"]}}
+
+
+def match_cube_hint(model: Model, row: np.ndarray, length: int, score, crawford: bool = False,
+                    owner: str = "centred", cube: int = 1, ply: int = 0, x: float | None = None) -> dict:
+    """The cube decision at a match score (score: the player to move's points first) as a
+    JSON-ready dict; equities are match-winning chances (MWC) of the player to move."""
+    from ..engine import cube as cube_math
+    if owner not in OWNERS:
+        raise ValueError(f"--cube-owner must be centred, mover or opponent, got {owner!r}")
+    check_match_args(length, score, crawford, cube)
+    away, opp_away = length - score[0], length - score[1]
+    if x is None:
+        x = float(cube_math.cube_efficiency(model.variant, row[None])[0])
+    probs = model.pre_roll_probs(np.asarray(row)[None], ply=ply)
+    own = OWNERS[owner]
+    ctx = cube_math.CubeContext(value=np.array([cube]), owner=np.array([own]), away=np.array([away]),
+                                opp_away=np.array([opp_away]),
+                                met=cube_math.get_met(cube_math.DEFAULT_MET, length),
+                                crawford=np.array([crawford]))
+    decision, eq = cube_math.cube_decision(probs, ctx, x)
+    available = bool(cube_math.match_cube_available(away, opp_away, cube, own, crawford))
+    if not available:
+        why = ("the Crawford game: no cube" if crawford else "the opponent owns the cube" if own < 0
+               else "the cube already covers what the player to move needs")
+        name = f"no double ({why})"
+    else:
+        name = cube_math.DECISION_NAMES[int(decision[0])]
+    return {"variant": model.variant.name, "dice": None, "ply": ply, "model": model.source,
+            "cube": {"owner": "centred" if owner == "centered" else owner, "efficiency": round(x, 6),
+                     "value": int(cube), "match": {"length": int(length), "score": [int(s) for s in score],
+                                                   "away": [int(away), int(opp_away)],
+                                                   "crawford": bool(crawford),
+                                                   "met": cube_math.DEFAULT_MET},
+                     "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, probs[0])},
+                     "equities_mwc": {"no_double": round(float(eq[0, 0]), 6),
+                                      "double_take": round(float(eq[0, 1]), 6),
+                                      "double_pass": round(float(eq[0, 2]), 6)},
+                     "decision": name}}
+
+
+def add_match_arguments(p) -> None:
+    """The hint parser's match options (export/cli.py)."""
+    p.add_argument("--match-length", type=int, metavar="N",
+                   help="cube decision at a match score: a match to N points (with --score)")
+    p.add_argument("--score", nargs=2, type=int, metavar=("MOVER", "OPPONENT"),
+                   help="the match score, the player to move's points first")
+    p.add_argument("--crawford", action="store_true", help="this is the Crawford game")
+    p.add_argument("--cube-value", type=int, default=1, help="the cube's value (default 1)")
+
+
+def cube_hint_for(args, model: Model, row: np.ndarray) -> dict:
+    """The cube hint the parsed arguments ask for: money, or at a match score."""
+    if args.match_length is None:
+        if args.score is not None or args.crawford or args.cube_value != 1:
+            raise ValueError("--score, --crawford and --cube-value need --match-length N")
+        return cube_hint(model, row, owner=args.cube_owner, ply=args.ply)
+    return match_cube_hint(model, row, args.match_length, args.score, args.crawford,
+                           owner=args.cube_owner, cube=args.cube_value, ply=args.ply)
+
+
+def format_cube_any(h: dict, header: str = "") -> str:
+    return format_match_cube(h, header) if "match" in h["cube"] else format_cube(h, header)
+
+
+def check_match_args(length: int, score, crawford: bool, cube: int = 1) -> None:
+    """One clear error for an impossible match state."""
+    if length < 1:
+        raise ValueError(f"--match-length must be at least 1, got {length}")
+    if score is None or len(score) != 2:
+        raise ValueError("--match-length needs --score A B (the player to move's points first)")
+    a, b = score
+    if not (0 <= a < length and 0 <= b < length):
+        raise ValueError(f"--score {a} {b}: each score must be from 0 to {length - 1} in a "
+                         f"{length}-point match (a player at {length} has won it)")
+    if crawford and length - 1 not in (a, b):
+        raise ValueError(f"--crawford: the Crawford game needs a player at {length - 1} "
+                         f"({length - 1}-{b} or {a}-{length - 1}), not {a}-{b}")
+    if cube < 1 or cube & (cube - 1):
+        raise ValueError(f"--cube-value must be 1, 2, 4, ..., got {cube}")
+
+
+def format_match_cube(h: dict, header: str = "") -> str:
+    c = h["cube"]
+    m = c["match"]
+    lines = [header] if header else []
+    lines.append(f"{h['variant']}, before the roll, {h['ply']}-ply; {m['length']}-point match, score "
+                 f"{m['score'][0]}-{m['score'][1]} ({m['away'][0]}-away, {m['away'][1]}-away)"
+                 + (", Crawford game" if m["crawford"] else "")
+                 + f"; cube {c['value']} {c['owner']} (Janowski in match-winning chances, "
+                 f"{m['met']} table, cube efficiency {c['efficiency']:.3f})")
+    lines.append("  chances of the player to move: " + "  ".join(
+        f"{name} {c['probs'][k]:.3f}" for name, k in zip(HEADS, OUTPUTS)))
+    eq = c["equities_mwc"]
+    best = max(eq["no_double"], min(eq["double_take"], eq["double_pass"]))
+    lines.append("  match-winning chances of the player to move:")
+    for i, (name, key) in enumerate((("No double", "no_double"), ("Double, take", "double_take"),
+                                     ("Double, pass", "double_pass")), 1):
+        diff = eq[key] - best
+        lines.append(f"  {i}. {name:<13} {100 * eq[key]:6.2f}%" + (f"  ({100 * diff:+.2f}%)" if abs(diff) > 5e-7 else ""))
+    lines.append(f"  Proper cube action: {c['decision'][0].upper() + c['decision'][1:]}")
+    return "\n".join(lines)
 
 
 def _probs_cells(p: dict) -> str:
