@@ -2,6 +2,13 @@
 
     python scripts/bench_selfplay.py [--games 4000] [--warmup 1000] [--batch-games 256]
                                      [--variant standard] [--threads 1] [--checkpoint PATH]
+                                     [--set model.features=td198 ...] [--vs-gnubg [N]] [--json]
+
+--set takes training-config overrides (key=value, as on the `abak-rl train` command line), e.g.
+`--set model.features=td198 model.phases=single model.bearoff=false` for the raw-input net.
+--vs-gnubg N also plays N games of GNU Backgammon's own 0-ply self-play in the same process
+(gnubg_nn best_move for both sides, one thread, random dice) and prints one JSON line with both
+rates per CPU-second and their ratio: the figure issues 12 and 14 quote.
 
 On a shared machine wall-clock rates mostly measure the other jobs, so the process CPU time is
 reported too (with --threads 1, games per CPU-second is what one idle core would do).
@@ -24,7 +31,7 @@ from collections import defaultdict
 import torch
 
 from abak_rl.features import feature_set_for
-from abak_rl.model.net import build_net
+from abak_rl.model.net import build_net, routed
 from abak_rl.model.scorer import Scorer
 from abak_rl.train import config as cfgmod
 from abak_rl.train.checkpoint import build_net_from, load_checkpoint
@@ -59,12 +66,42 @@ class TimedNet(torch.nn.Module):
     def __init__(self, net):
         super().__init__()
         self.inner = net
+        self.shape = net.shape
 
     def forward(self, x):
         t = time.perf_counter()
         y = self.inner(x)
         TIMES[f"{PHASE[0]}/forward"] += time.perf_counter() - t
         return y
+
+    def forward_routed(self, x):
+        t = time.perf_counter()
+        y = routed(self.inner, x)
+        TIMES[f"{PHASE[0]}/forward"] += time.perf_counter() - t
+        return y
+
+
+def gnubg_selfplay(n_games: int, seed: int = 0) -> dict:
+    """GNU Backgammon 0-ply playing itself (gnubg_nn, one position per call): games per CPU-s."""
+    import random
+
+    import gnubg_nn as g
+    rng = random.Random(seed)
+    start = [[0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]] * 2
+    t0, c0, moves = time.perf_counter(), time.process_time(), 0
+    for _ in range(n_games):
+        board = [list(start[0]), list(start[1])]
+        while True:
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+            _, key = g.best_move(board, d1, d2, b=1)
+            moves += 1
+            mover, other = g.board_from_position_key(key)
+            if sum(mover) == 0:
+                break
+            board = [list(mover), list(other)]     # [opponent, on roll] for the next turn
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"games": n_games, "seconds": wall, "cpu_seconds": cpu, "games_per_cpu_s": n_games / cpu,
+            "moves_per_game": moves / n_games}
 
 
 def main(argv=None) -> int:
@@ -76,8 +113,11 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training-config overrides")
+    ap.add_argument("--vs-gnubg", type=int, nargs="?", const=400, default=0, metavar="N",
+                    help="also time N games of gnubg_nn's own 0-ply self-play (default 400)")
     args = ap.parse_args(argv)
-    over = [f"variant={args.variant}", f"threads={args.threads}", "device=cpu"]
+    over = [f"variant={args.variant}", f"threads={args.threads}", "device=cpu", *args.set]
     if args.batch_games:
         over.append(f"train.batch_games={args.batch_games}")
     cfg = cfgmod.compose(over)
@@ -87,12 +127,12 @@ def main(argv=None) -> int:
     torch.manual_seed(0)
     variant = make_variant(cfg)
     fs = feature_set_for(variant.name, cfg.model.features)
-    net = build_net_from(load_checkpoint(args.checkpoint), fs) if args.checkpoint else build_net(fs.size, cfg.model)
+    net = build_net_from(load_checkpoint(args.checkpoint), fs) if args.checkpoint else build_net(fs.size, cfg.model, fs)
     opt = make_optimizer(net, T)
     scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"), Timed(variant, "legal_afterstates", "movegen"),
                     torch.device("cpu"))
     play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns))
-    queue = SampleQueue(variant.width)
+    queue = SampleQueue(variant.width, skip=scorer.exact_mask if scorer.bearoff else None)
     games = turns = positions = 0
 
     def run(n_games: int) -> None:
@@ -133,11 +173,19 @@ def main(argv=None) -> int:
         "update: forward": TIMES["learn/forward"],
         "update: backward + optimizer": TIMES["learn/update_total"] - TIMES["learn/features"] - TIMES["learn/forward"],
     }
-    report = {"variant": args.variant, "batch_games": int(T.batch_games), "threads": args.threads,
+    report = {"variant": args.variant, "features": fs.name, "model": dict(net.shape),
+              "batch_games": int(T.batch_games), "threads": args.threads,
               "games": n, "seconds": wall, "games_per_s": n / wall, "cpu_seconds": cpu,
               "games_per_cpu_s": n / cpu, "turns_per_game": (turns - tu0) / max(n, 1),
               "positions_per_s": (positions - p0) / wall,
               "share": {k: v / wall for k, v in parts.items()}}
+    if args.vs_gnubg:
+        gnu = gnubg_selfplay(args.vs_gnubg)
+        print(json.dumps({"bench": "selfplay_vs_gnubg", "variant": args.variant, "features": fs.name,
+                          "model": dict(net.shape), "ours_games_per_cpu_s": round(report["games_per_cpu_s"], 1),
+                          "gnubg_games_per_cpu_s": round(gnu["games_per_cpu_s"], 1),
+                          "ratio": round(report["games_per_cpu_s"] / gnu["games_per_cpu_s"], 3),
+                          "ours_games": n, "gnubg_games": gnu["games"]}))
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -12,9 +12,9 @@ from abak_rl.features.abak import SIZE as ABAK_SIZE
 
 def test_registry_names_sizes_and_variant_fit():
     sizes = {n: get_feature_set(n).size for n in FEATURE_SET_NAMES}
-    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE}
-    assert feature_set_for("standard").name == "td198"
-    assert feature_set_for("nackgammon").name == "td198"
+    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE, "expert": 240}
+    assert feature_set_for("standard").name == "expert"
+    assert feature_set_for("nackgammon").name == "expert"
     assert feature_set_for("acey_deucey").name == "td198_pool"
     assert feature_set_for("abak").name == "abak_stack"
     with pytest.raises(ValueError, match="cannot describe variant 'abak'"):

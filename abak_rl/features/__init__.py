@@ -11,6 +11,7 @@ again next (Acey-deucey's 1-2); otherwise the opponent is on roll.
     td198        standard, nackgammon   Tesauro's 198 units
     td198_pool   acey_deucey            td198 + 2 pool units (200)
     abak_stack   abak                   stack- and class-aware Abak encoding (see abak.py)
+    expert       standard, nackgammon   td198 + 42 concept units (hits, escapes, primes, ...)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class FeatureSet:
     variants: tuple[str, ...]        # variant names this encoding can describe
     board_width: int
     _encode: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    class_unit: int | None = None    # unit that is 1 in a race, 0 in contact (phase nets read it)
 
     def encode(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
         """float32 [N, size] features of afterstates `boards` (seen from the player who moved).
@@ -55,13 +57,13 @@ class FeatureSet:
 
 
 def _registry() -> dict[str, FeatureSet]:
-    from . import abak, classic
-    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK]
+    from . import abak, classic, expert
+    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK, expert.EXPERT]
     return {s.name: s for s in sets}
 
 
-FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack")
-DEFAULT_FOR_VARIANT = {"standard": "td198", "nackgammon": "td198", "acey_deucey": "td198_pool",
+FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack", "expert")
+DEFAULT_FOR_VARIANT = {"standard": "expert", "nackgammon": "expert", "acey_deucey": "td198_pool",
                        "abak": "abak_stack"}
 
 

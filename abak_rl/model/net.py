@@ -55,9 +55,108 @@ class EvalNet(nn.Module):
         return torch.sigmoid(self.body(x))
 
 
-def build_net(n_inputs: int, model_cfg) -> EvalNet:
-    return EvalNet(n_inputs, hidden=int(model_cfg["hidden"]), layers=int(model_cfg["layers"]),
-                   activation=str(model_cfg["activation"]))
+PHASES = {"single": ("all",), "contact_race": ("contact", "race")}
+
+
+class PhasedNet(nn.Module):
+    """One net per position class, picked per afterstate by the feature set's class unit.
+
+    Class rule (features/expert.py): unit `class_unit` is 1 in a race (no contact left), 0
+    otherwise; phases = ("contact", "race") and net k evaluates the rows of class k. The class is
+    read from the features themselves, so every consumer of the [N, F] -> [N, 5] interface
+    (ONNX, TorchScript, the NumPy inference) picks the same net without extra inputs.
+    `forward` evaluates both nets and selects (simple to export); `forward_routed` runs each
+    net on its own rows only (self-play and training use it: half the work).
+    """
+
+    def __init__(self, n_inputs: int, class_unit: int, hidden: int = 80, layers: int = 1,
+                 activation: str = "sigmoid", phases=("contact", "race")):
+        super().__init__()
+        if tuple(phases) != PHASES["contact_race"]:
+            raise ValueError(f"model.phases={list(phases)}: only {list(PHASES['contact_race'])} is known")
+        if not 0 <= int(class_unit) < n_inputs:
+            raise ValueError(f"class unit {class_unit} is not an input of a {n_inputs}-input net")
+        self.class_unit = int(class_unit)
+        self.nets = nn.ModuleList([EvalNet(n_inputs, hidden, layers, activation) for _ in phases])
+        self.shape = {"n_inputs": n_inputs, "hidden": hidden, "layers": layers, "activation": activation,
+                      "phases": list(phases), "class_unit": self.class_unit}
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        race = (x[:, self.class_unit] > 0.5).unsqueeze(1)
+        outs = [net(x) for net in self.nets]
+        return torch.where(race, outs[1], outs[0])
+
+    def forward_routed(self, x: torch.Tensor) -> torch.Tensor:
+        race = x[:, self.class_unit] > 0.5
+        n_race = int(race.sum())
+        if n_race == 0:
+            return self.nets[0](x)
+        if n_race == x.shape[0]:
+            return self.nets[1](x)
+        out = x.new_empty((x.shape[0], len(OUTPUTS)))
+        idx_r = torch.nonzero(race).squeeze(1)
+        idx_c = torch.nonzero(~race).squeeze(1)
+        out = out.index_copy(0, idx_c, self.nets[0](x[idx_c]))
+        return out.index_copy(0, idx_r, self.nets[1](x[idx_r]))
+
+
+def net_from_shape(shape: dict) -> nn.Module:
+    """The (untrained) net a recorded shape describes: EvalNet or PhasedNet."""
+    shape = dict(shape)
+    shape.pop("bearoff", None)
+    if "phases" in shape:
+        return PhasedNet(**shape)
+    return EvalNet(**shape)
+
+
+def build_net(n_inputs: int, model_cfg, feature_set=None) -> nn.Module:
+    """The net model_cfg asks for (model.phases: single | contact_race; model.bearoff)."""
+    hidden, layers = int(model_cfg["hidden"]), int(model_cfg["layers"])
+    activation = str(model_cfg["activation"])
+    phases = str(model_cfg.get("phases", "single") or "single")
+    has_class = getattr(feature_set, "class_unit", None) is not None
+    if phases == "auto":
+        phases = "contact_race" if has_class else "single"
+    if phases not in PHASES:
+        raise ValueError(f"model.phases={phases!r}: expected one of {', '.join(PHASES)}")
+    if phases == "single":
+        net = EvalNet(n_inputs, hidden=hidden, layers=layers, activation=activation)
+    else:
+        unit = getattr(feature_set, "class_unit", None)
+        if unit is None:
+            name = getattr(feature_set, "name", "?")
+            raise ValueError(f"model.phases={phases}: feature set {name!r} has no position-class unit "
+                             f"(use model.features=expert)")
+        net = PhasedNet(n_inputs, unit, hidden=hidden, layers=layers, activation=activation)
+    bearoff = model_cfg.get("bearoff", False)
+    fits = feature_set is not None and set(feature_set.variants) <= {"standard", "nackgammon"}
+    if bearoff == "auto":
+        bearoff = fits
+    if bearoff:
+        if not fits:
+            raise ValueError("model.bearoff=true needs a standard/nackgammon feature set")
+        net.shape["bearoff"] = BEAROFF_TAG
+    return net
+
+
+BEAROFF_TAG = "onesided-15x6-v1"   # exact one-sided bear-off database (engine/bearoff.py)
+
+
+def routed(net: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """net(x), each phase net on its own rows when the net has phases."""
+    f = getattr(net, "forward_routed", None)
+    return f(x) if f is not None else net(x)
+
+
+def cumulative(p: torch.Tensor) -> torch.Tensor:
+    """Outputs made consistent: p_wbg <= p_wg <= p_win and p_lbg <= p_lg <= 1 - p_win (a net
+    trained output by output can break these slightly; play reads the clamped values)."""
+    win = p[..., 0]
+    wg = torch.minimum(p[..., 1], win)
+    wbg = torch.minimum(p[..., 2], wg)
+    lg = torch.minimum(p[..., 3], 1 - win)
+    lbg = torch.minimum(p[..., 4], lg)
+    return torch.stack([win, wg, wbg, lg, lbg], dim=-1)
 
 
 def swap_perspective(p):

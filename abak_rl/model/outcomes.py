@@ -33,3 +33,15 @@ def outcome_probs(points: np.ndarray) -> np.ndarray:
     out[..., 1] = points >= 2
     out[..., 2] = points >= 3
     return out
+
+
+def cumulative_np(p: np.ndarray) -> np.ndarray:
+    """NumPy twin of model.net.cumulative: p_wbg <= p_wg <= p_win, p_lbg <= p_lg <= 1 - p_win."""
+    p = np.asarray(p)
+    out = np.empty_like(p)
+    out[..., 0] = p[..., 0]
+    out[..., 1] = np.minimum(p[..., 1], p[..., 0])
+    out[..., 2] = np.minimum(p[..., 2], out[..., 1])
+    out[..., 3] = np.minimum(p[..., 3], 1 - p[..., 0])
+    out[..., 4] = np.minimum(p[..., 4], out[..., 3])
+    return out

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from ..engine.common import segment_argmax as segment_best  # one rule for every chooser
-from .net import EvalNet, equity, outcome_probs
+from .net import cumulative, equity, outcome_probs, routed
 
 CHUNK = 65_536  # rows per forward pass: bounds memory on Acey-deucey's huge 1-2 fan-outs
 
@@ -31,33 +31,55 @@ def resolve_device(name: str) -> torch.device:
 
 
 class Scorer:
-    def __init__(self, net: EvalNet, feature_set, variant, device: torch.device):
+    """net + feature set + variant. With a net whose shape names a bear-off database
+    (model.bearoff=true), bear-off positions get the database's exact values, not the net's."""
+
+    def __init__(self, net, feature_set, variant, device: torch.device):
         self.net, self.features, self.variant, self.device = net, feature_set, variant, device
+        self.bearoff = bool(getattr(net, "shape", {}).get("bearoff")) and variant.name in ("standard", "nackgammon")
+
+    def exact_mask(self, boards: np.ndarray) -> np.ndarray:
+        """Rows whose value is known without the net: the game is over, or (with the database)
+        a bear-off position. These are never trained on."""
+        over = self.variant.winner_points(boards) > 0
+        if self.bearoff:
+            from ..engine.bearoff import is_bearoff
+            over = over | is_bearoff(boards)
+        return over
 
     def features_tensor(self, boards: np.ndarray, again: np.ndarray) -> torch.Tensor:
         x = self.features.encode(boards, again)
         return torch.from_numpy(x).to(self.device, non_blocking=True)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def net_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
-        """The net's [N, 5] probabilities (float32), no terminal override."""
+        """The net's [N, 5] probabilities (float32, made cumulative), no exact override."""
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])
-            out[lo:hi] = self.net(self.features_tensor(boards[lo:hi], again[lo:hi])).cpu().numpy()
+            x = self.features_tensor(boards[lo:hi], again[lo:hi])
+            out[lo:hi] = cumulative(routed(self.net, x)).cpu().numpy()
         return out
 
     def probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
-        """[N, 5] outcome probabilities of afterstates, exact where the game is over."""
+        """[N, 5] outcome probabilities of afterstates: exact where the game is over (and in
+        bear-off positions when the net uses the database), the net's elsewhere."""
         won = self.variant.winner_points(boards)
         over = won > 0
-        out = np.empty((boards.shape[0], 5), dtype=np.float32)
-        live = ~over
+        db = np.zeros_like(over)
+        if self.bearoff:
+            from ..engine.bearoff import is_bearoff
+            db = is_bearoff(boards) & ~over
+        live = ~(over | db)
         if live.all():
             return self.net_probs(boards, again)
+        out = np.empty((boards.shape[0], 5), dtype=np.float32)
         if live.any():
             out[live] = self.net_probs(boards[live], again[live])
         out[over] = outcome_probs(won[over])
+        if db.any():
+            from ..engine.bearoff import bearoff_probs
+            out[db] = bearoff_probs(boards[db])
         return out
 
 

@@ -125,7 +125,7 @@ def load_checkpoint(path: str | Path) -> dict:
 
 def build_net_from(data: dict, feature_set):
     """The net stored in a loaded checkpoint, checked against the feature set it will read."""
-    from ..model.net import EvalNet
+    from ..model.net import net_from_shape
     try:
         feature_set.check_compatible(data["features"], where=f"checkpoint {data['path']}")
     except ValueError as e:
@@ -134,7 +134,12 @@ def build_net_from(data: dict, feature_set):
     if shape.get("n_inputs") != feature_set.size:
         raise CheckpointError(f"checkpoint {data['path']}: net has {shape.get('n_inputs')} inputs, "
                               f"feature set {feature_set.name} has {feature_set.size}")
-    net = EvalNet(**shape)
+    try:
+        net = net_from_shape(shape)
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"checkpoint {data['path']}: bad net shape {shape}: {e}") from None
+    if "bearoff" in shape:
+        net.shape["bearoff"] = shape["bearoff"]
     try:
         net.load_state_dict(data["net"])
     except RuntimeError as e:

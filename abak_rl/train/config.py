@@ -98,6 +98,8 @@ CHECKS = {
     "model.hidden": (_positive_int, "an integer >= 1"),
     "model.layers": (_nonneg_int, "an integer >= 0"),
     "model.activation": (lambda v: v in ("sigmoid", "relu", "tanh"), "one of sigmoid, relu, tanh"),
+    "model.phases": (lambda v: v in ("auto", "single", "contact_race"), "one of auto, single, contact_race"),
+    "model.bearoff": (lambda v: v in ("auto", True, False), "auto, true or false"),
     "train.games": (_positive_int, "an integer >= 1"),
     "train.max_minutes": (_optional(_positive), "a number > 0 or null"),
     "train.batch_games": (_positive_int, "an integer >= 1"),

@@ -105,7 +105,7 @@ class SelfPlayWorker:
         torch.set_num_threads(int(spec["threads"]))
         variant = get_variant(spec["variant"], **spec["variant_options"])
         features = feature_set_for(variant.name, spec["features"])
-        self.net = build_net(features.size, spec["model"])
+        self.net = build_net(features.size, spec["model"], features)
         self.scorer = Scorer(self.net, features, variant, torch.device("cpu"))
         self.play_ = SelfPlay(variant, int(spec["batch_games"]), int(seed), int(spec["max_turns"]))
         self.width, self.seed, self.version = variant.width, int(seed), None

@@ -161,11 +161,11 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
                   command, overrides) -> dict:
     T, E = cfg.train, cfg.eval
     remove_stale_temp_files(ckpt_dir)
-    net = (build_net_from(resume, features) if resume else build_net(features.size, cfg.model)).to(device)
+    net = (build_net_from(resume, features) if resume else build_net(features.size, cfg.model, features)).to(device)
     optimizer = make_optimizer(net, T)
     scorer = Scorer(net, features, variant, device)
     play = make_executor(cfg, variant, scorer, local=SelfPlay)   # executor=local | ray (docs/ray.md)
-    queue = SampleQueue(variant.width)
+    queue = SampleQueue(variant.width, skip=scorer.exact_mask if scorer.bearoff else None)
     c = Counters()
     run_id, launches = uuid.uuid4().hex, []
     if resume:

@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from ..model.net import swap_perspective
+from ..model.net import routed, swap_perspective
 
 
 @lru_cache(maxsize=1024)
@@ -68,7 +68,8 @@ def lambda_returns(probs: np.ndarray, again: np.ndarray, length: np.ndarray, lam
 class SampleQueue:
     """(afterstate, again flag, target) triples waiting for a gradient step, oldest first."""
 
-    def __init__(self, width: int):
+    def __init__(self, width: int, skip=None):
+        self.skip = skip                       # boards -> bool mask of rows not to train on
         self.boards = np.zeros((0, width), dtype=np.int8)
         self.again = np.zeros(0, dtype=bool)
         self.target = np.zeros((0, 5), dtype=np.float32)
@@ -83,6 +84,8 @@ class SampleQueue:
         ret = lambda_returns(games.probs, games.again, games.length, lam)
         T = games.probs.shape[1]
         keep = np.arange(T)[None, :] < (games.length - 1)[:, None]
+        if self.skip is not None:              # exactly known values (bear-off database)
+            keep[keep] = ~self.skip(games.boards[keep])
         self.boards = np.concatenate([self.boards, games.boards[keep]])
         self.again = np.concatenate([self.again, games.again[keep]])
         self.target = np.concatenate([self.target, ret[keep]])
@@ -107,7 +110,7 @@ def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: 
     for group in optimizer.param_groups:
         group["lr"] = lr
     x = scorer.features_tensor(boards, again)
-    y = scorer.net(x)
+    y = routed(scorer.net, x)
     loss = 0.5 * ((y - torch.from_numpy(target).to(y.device)) ** 2).sum(-1).mean()
     optimizer.zero_grad(set_to_none=True)
     loss.backward()

@@ -1,0 +1,119 @@
+"""The `expert` feature set: batched units equal the plain reference, known positions, classes."""
+
+import numpy as np
+import pytest
+
+from abak_rl.engine import board as cb
+from abak_rl.engine.variants import get_variant
+from abak_rl.export.sample import sample_afterstates
+from abak_rl.features import feature_set_for, get_feature_set
+from abak_rl.features import expert
+from abak_rl.features import expert_reference as ref
+
+FS = get_feature_set("expert")
+
+
+def _unit(x, side, name):
+    return x[198 + side * expert.SIDE_UNITS + expert.UNIT_NAMES.index(name)]
+
+
+@pytest.mark.parametrize("variant,seed", [("standard", 1), ("nackgammon", 2)])
+def test_batched_units_equal_the_reference_on_random_game_positions(variant, seed):
+    boards, again = sample_afterstates(get_variant(variant), 2500, seed)
+    x = FS.encode(boards, again)
+    want = np.array([ref.concept_units(b) for b in boards])
+    diff = np.abs(x[:, 198:] - want)
+    bad = np.flatnonzero(diff.max(1) > 1e-5)
+    assert bad.size == 0, (bad[:5], np.flatnonzero(diff[bad[0]] > 1e-5) if bad.size else None)
+    assert np.array_equal(x[:, :198], get_feature_set("td198").encode(boards, again))
+
+
+def test_bar_heavy_positions_equal_the_reference():
+    """Checkers on both bars (entering first) in every combination the rules allow."""
+    rng = np.random.default_rng(5)
+    boards, _ = sample_afterstates(get_variant("standard"), 1500, 9)
+    rows = []
+    for b in boards:
+        b = b.copy()
+        for side_col, sign in ((cb.BAR, 1), (cb.OPP_BAR, -1)):
+            k = int(rng.integers(0, 4))
+            for _ in range(k):
+                pts = np.flatnonzero(b[:24] * sign > 0)
+                if pts.size == 0:
+                    break
+                p = rng.choice(pts)
+                b[p] -= sign
+                b[side_col] += 1
+        rows.append(b)
+    rows = cb.validate_boards(np.array(rows))
+    x = FS.encode(rows)
+    want = np.array([ref.concept_units(b) for b in rows])
+    assert np.abs(x[:, 198:] - want).max() < 1e-5
+
+
+def test_known_shots_and_escapes():
+    # my blot on my 7 point; the opponent's 14 checkers on my 1 are 6 pips away (its single on
+    # my 13 moves away from the blot): sixes (11 rolls), 5-1 and 4-2 (2 each), 3-3 and 2-2
+    row = cb.row_from_points({7: 1, 6: 14, 13: -1, 1: -14})
+    x = FS.encode(row[None])[0]
+    assert _unit(x, 0, "shot1") * 36 == pytest.approx(11 + 2 + 2 + 1 + 1)
+    assert _unit(x, 0, "shot2") == 0
+    assert _unit(x, 0, "blots") * 15 == pytest.approx(1)
+    # my points 3 and 5 block 4-2 (1 -> 5 or 1 -> 3) and 2-2 (1 -> 3); 5-1 (1 -> 6 -> 7)
+    # and 3-3 (1 -> 4 -> 7) still hit
+    row2 = cb.row_from_points({7: 1, 3: 2, 5: 2, 13: 10, 1: -14, 24: -1})
+    x2 = FS.encode(row2[None])[0]
+    assert _unit(x2, 0, "shot1") * 36 == pytest.approx(11 + 2 + 1)
+    # two of the opponent's on the bar, blots of mine on my 3 and 5 (where it enters): only
+    # entering checkers can hit; 5-3 hits both, and any roll with a 3 or a 5 hits one (20),
+    # and 1-1: both enter on my 1, then one goes on 1 -> 2 -> 3
+    row3 = cb.row_from_points({3: 1, 5: 1, 8: 13}, bar=(0, 2))
+    row3[cb.OPP_OFF] = 13
+    x3 = FS.encode(cb.validate_boards(row3[None]))[0]
+    want = ref.concept_units(row3)
+    assert _unit(x3, 0, "shot2") * 36 == pytest.approx(want[2] * 36)
+    assert _unit(x3, 0, "shot2") * 36 == pytest.approx(2)
+    assert _unit(x3, 0, "shot1") * 36 == pytest.approx(21)
+    # my rearmost checker (on 7) has the opponent's point 6 pips ahead: it passes with the 18
+    # non-doubles summing to 7+ (6-b goes b first) and with 4-4 and 5-5; 6-6, 3-3, 2-2 land on it
+    assert _unit(x, 0, "escape") * 36 == pytest.approx(20)
+    assert _unit(x, 0, "race") == 0
+
+
+def test_prime_anchor_and_race_units():
+    row = cb.row_from_points({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 20: 2, 1: 3,
+                              24: -2, 23: -2, 22: -2, 2: -9})
+    x = FS.encode(row[None])[0]
+    assert _unit(x, 0, "prime") * 6 == pytest.approx(5)
+    assert _unit(x, 0, "anchors") * 6 == pytest.approx(1)
+    assert _unit(x, 0, "best_anchor") * 6 == pytest.approx(5)        # the 20 point
+    race = cb.row_from_points({1: 5, 2: 5, 3: 5, 24: -5, 23: -5, 22: -5})
+    xr = FS.encode(race[None])[0]
+    assert _unit(xr, 0, "race") == 1 and _unit(xr, 1, "race") == 1
+    assert xr[expert.RACE_UNIT] == 1 and x[expert.RACE_UNIT] == 0
+    assert bool(expert.is_race(race[None])[0]) and not expert.is_race(row[None])[0]
+
+
+def test_sides_swap_under_flip():
+    boards, again = sample_afterstates(get_variant("standard"), 400, 3)
+    x = FS.encode(boards)
+    y = FS.encode(cb.flip(boards))
+    n = expert.SIDE_UNITS
+    assert np.allclose(x[:, 198:198 + n], y[:, 198 + n:], atol=1e-6)
+    assert np.allclose(x[:, 198 + n:], y[:, 198:198 + n], atol=1e-6)
+
+
+def test_expert_is_the_default_for_standard_and_nackgammon():
+    assert feature_set_for("standard").name == "expert"
+    assert feature_set_for("nackgammon").name == "expert"
+    assert FS.class_unit == expert.RACE_UNIT
+    with pytest.raises(ValueError, match="cannot describe"):
+        feature_set_for("abak", "expert")
+
+
+def test_escape_table_against_the_plain_definition():
+    for w in (0, 1, 0b111111 << 6, 0b111111, 0b101010101010, 0xFFF):
+        blocked = {12 - j for j in range(12) if w >> j & 1}
+        point = 20
+        made = {point - d for d in blocked}
+        assert expert.ESCAPES[w] == ref._escapes(point, made)
