@@ -112,7 +112,12 @@ def _parse_classic(play: str, dice: tuple) -> tuple[tuple[int, ...], tuple[int, 
         src = int(frm) - 1 if src is None else src
         src_pt = 25 if src >= 24 else src + 1
         die = None if to == "off" else src_pt - int(to)
-        moves.append((src_pt, die, src))
+        moves.append((src_pt, die, src, 0 if to == "off" else int(to)))
+    # an order that can be carried out whatever order the notation lists: the bar, the pool,
+    # then from the highest point down (arrivals before departures, outside moves before
+    # bear-offs), bear-offs last from a point
+    moves.sort(key=lambda m: (-m[2] if m[2] >= 24 else 0, -m[0], -m[3]))
+    moves = [m[:3] for m in moves]
     acts = tuple(src * 6 + die - 1 for _, die, src in _assign_off_dice(moves, list(dice), play))
     out = (acts, (0,) * len(acts))
     if len(_CACHE) > 200_000:
@@ -189,15 +194,19 @@ def turn_tables(variant, boards: np.ndarray, dice: np.ndarray) -> TurnTable:
     if plain.size:
         after = variant.legal_afterstates(boards[plain], dice[plain], with_plays=True)
         par = plain[after.parent]
-        rows = []
-        for i, play in enumerate(after.plays):
-            d = tuple(int(x) for x in dice[par[i]])
+        starts = np.append(after.starts(plain.size), len(after))
+        rows, plays = [], after.plays
+        abak = variant.kind == "abak"
+        for j, i in enumerate(plain):          # one roll per position, then its plays
+            d = (int(dice[i, 0]), int(dice[i, 1]))
             d = d * 2 if d[0] == d[1] else d
-            if variant.kind == "abak":
-                moves, marks = _parse_abak(play, d)
-                rows.append((_abak_actions(moves, marks, boards[par[i]], after.boards[i]), marks))
+            lo, hi = int(starts[j]), int(starts[j + 1])
+            if abak:
+                for r in range(lo, hi):
+                    moves, marks = _parse_abak(plays[r], d)
+                    rows.append((_abak_actions(moves, marks, boards[i], after.boards[r]), marks))
             else:
-                rows.append(_parse_classic(play, d))
+                rows += [_CACHE.get(("c", p, d)) or _parse_classic(p, d) for p in plays[lo:hi]]
         parts.append((par, rows, np.ascontiguousarray(after.boards)))
     if one_two.any():
         parts.append(_one_two_plays(variant, boards, np.flatnonzero(one_two)))
@@ -205,14 +214,14 @@ def turn_tables(variant, boards: np.ndarray, dice: np.ndarray) -> TurnTable:
     rows = [r for _, rs, _ in parts for r in rs]
     out_boards = np.concatenate([b for _, _, b in parts])
     order = np.argsort(par, kind="stable")
+    length = np.fromiter((len(rows[j][0]) for j in order), np.int8, count=par.size)
     acts = np.full((par.size, MAX_MOVES), -1, np.int16)
     marks = np.zeros((par.size, MAX_MOVES), np.int8)
-    length = np.zeros(par.size, np.int8)
-    for i, j in enumerate(order):
-        a, m = rows[j]
-        acts[i, :len(a)] = a
-        marks[i, :len(m)] = m
-        length[i] = len(a)
+    for k in range(1, MAX_MOVES + 1):       # fill plays of k movements together
+        sel = np.flatnonzero(length == k)
+        if sel.size:
+            acts[sel, :k] = [rows[order[i]][0] for i in sel]
+            marks[sel, :k] = [rows[order[i]][1] for i in sel]
     return TurnTable(par[order], acts, marks, length, out_boards[order])
 
 

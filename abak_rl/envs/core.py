@@ -23,8 +23,10 @@ from .actions import MAX_MOVES, TurnTable, apply_actions, n_actions, pass_action
 class Lockstep:
     """N games; `seed` names the dice streams, game ids are given per reset."""
 
-    def __init__(self, variant, n: int, seed: int = 0, auto: dict | None = None, max_turns: int = 5000):
+    def __init__(self, variant, n: int, seed: int = 0, auto: dict | None = None, max_turns: int = 5000,
+                 one_turn: bool = False):
         self.variant, self.n, self.seed = variant, n, int(seed)
+        self.one_turn = one_turn    # stop each game after one turn (MovementAgent): no scoring
         self.auto = dict(auto or {})          # seat -> Agent playing that seat
         self.max_turns = max_turns
         self.n_actions, self.PASS = n_actions(variant), pass_action(variant)
@@ -169,6 +171,9 @@ class Lockstep:
         """Score the turns just played in `games`; roll for the games that go on (returned)."""
         if games.size == 0:
             return games
+        if self.one_turn:
+            self.done[games] = True
+            return games[:0]
         result = turn_result(self.variant, self.start[games], self.board[games])
         self.turns[games] += 1
         over = result != 0
