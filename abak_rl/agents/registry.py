@@ -5,6 +5,7 @@ Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1]",
 "onnx:<file.onnx>[,ply=0|1]" (the same, forced through ONNX Runtime).
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
 alone is the fast gnubg-nn 0-ply net.
+"python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
 Neural and exported agents are imported only when asked for, so the baselines work without them.
 """
 
@@ -59,6 +60,35 @@ def parse_checkpoint_spec(spec: str) -> tuple[str, int]:
     return path, ply
 
 
+def _python_agent(spec: str, variant, seed: int):
+    """'python:package.module:Class': Class() built with whichever of variant= and seed= its
+    constructor takes; the module is looked up on sys.path and then in the current directory
+    (as `python -m` would)."""
+    import inspect
+    import sys
+    module, _, cls = spec[len("python:"):].rpartition(":")
+    if not module or not cls:
+        raise ValueError(f"agent spec {spec!r}: expected python:<package.module>:<Class>")
+    try:
+        if "" not in sys.path and "." not in sys.path:
+            sys.path.append("")
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"agent spec {spec!r}: cannot import {module}: {exc}") from None
+    factory = getattr(mod, cls, None)
+    if not callable(factory):
+        raise ValueError(f"agent spec {spec!r}: {module} has no class or function {cls!r}")
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kwargs = {k: v for k, v in (("variant", variant), ("seed", seed)) if k in params}
+    agent = factory(**kwargs)
+    if not callable(getattr(agent, "choose", None)):
+        raise ValueError(f"agent spec {spec!r}: {cls} objects have no choose(variant, before, dice, after)")
+    return agent
+
+
 def make_agent(spec: str, variant, seed: int = 0):
     """The agent a spec names (see module docstring); a bad spec raises ValueError naming it."""
     if not isinstance(spec, str) or not spec.strip():
@@ -66,6 +96,8 @@ def make_agent(spec: str, variant, seed: int = 0):
     spec = spec.strip()
     if spec in BUILTIN:
         agent = _builtin(spec, variant, seed)
+    elif spec.startswith("python:"):
+        agent = _python_agent(spec, variant, seed)
     elif spec.startswith("checkpoint:"):
         path, ply = parse_checkpoint_spec(spec)
         load = _load("abak_rl.agents.neural", "load_neural_agent", "checkpoint")
