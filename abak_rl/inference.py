@@ -4,7 +4,8 @@ An export folder (made by `abak-rl export`, see docs/export.md) holds a model ca
 (model_card.json) and the weights in one or more formats (model.safetensors, model.onnx,
 model.ts). This module loads the card and either the safetensors weights (a plain NumPy MLP
 forward pass) or the ONNX file (onnxruntime), computes the features with the project's NumPy
-feature encoders and picks plays at 0-ply or 1-ply. Nothing here imports torch.
+feature encoders and picks plays at 0-, 1- or 2-ply (abak_rl.agents.search, with move filters).
+Nothing here imports torch.
 
     from abak_rl.inference import load_exported, load_exported_agent
     model = load_exported("checkpoints/pretrained/standard")        # or a .onnx / .safetensors file
@@ -24,8 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .agents.search import NO_FILTER, REPLY_FILTER, ROLL_WEIGHTS, ROLLS, ROOT_FILTER  # noqa: F401 (re-exported)
+from .agents.search import Search, best_of, check_ply, filter_suffix
 from .engine.common import segment_argmax as segment_best
-from .model.outcomes import OUTPUTS, equity, outcome_probs
+from .model.outcomes import OUTPUTS, cumulative_np, equity, outcome_probs
 from .model.outcomes import swap_perspective_np as swap_perspective
 CARD_NAME = "model_card.json"
 CARD_FORMAT = "abak-rl-model-card"
@@ -33,10 +36,7 @@ CARD_FORMAT_VERSION = 1
 WEIGHT_FILES = {"safetensors": "model.safetensors", "onnx": "model.onnx", "torchscript": "model.ts"}
 INPUT_NAME, OUTPUT_NAME = "features", "probs"
 CHUNK = 65_536  # rows per forward pass (Acey-deucey's 1-2 fans out to many afterstates)
-
-# The 21 distinct rolls and their weights out of 36 (1-ply averages over them).
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+# ROLLS / ROLL_WEIGHTS (the 21 rolls the search averages over) come from agents.search.
 
 
 class ExportError(ValueError):
@@ -96,6 +96,58 @@ class NumpyMLP:
                 with np.errstate(over="ignore"):
                     h = act(h).astype(np.float32)
         return _sigmoid(h)
+
+
+class NumpyPhased:
+    """PhasedNet (model/net.py) in NumPy: one NumpyMLP per position class, the class read from
+    feature unit `class_unit` (1 = race -> the second net, 0 = contact -> the first).
+
+    weights: nets.{k}.body.{2i}.weight / .bias for net k (the PhasedNet state dict)."""
+
+    def __init__(self, weights: dict, n_inputs: int, hidden: int, layers: int, activation: str,
+                 phases, class_unit: int):
+        if list(phases) != ["contact", "race"]:
+            raise ExportError(f"unknown network phases {list(phases)}; expected ['contact', 'race']")
+        if not 0 <= int(class_unit) < int(n_inputs):
+            raise ExportError(f"class unit {class_unit} is not one of the {n_inputs} inputs")
+        self.n_inputs, self.class_unit = int(n_inputs), int(class_unit)
+        self.nets = []
+        for k in range(len(phases)):
+            prefix = f"nets.{k}."
+            sub = {name[len(prefix):]: w for name, w in weights.items() if name.startswith(prefix)}
+            self.nets.append(NumpyMLP(sub, n_inputs, hidden, layers, activation))
+        extra = sorted(n for n in weights if not any(n.startswith(f"nets.{k}.") for k in range(len(phases))))
+        if extra:
+            raise ExportError(f"unexpected tensors in the weights: {', '.join(extra)}")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float32)
+        race = x[:, self.class_unit] > 0.5
+        if not race.any():
+            return self.nets[0](x)
+        if race.all():
+            return self.nets[1](x)
+        out = np.empty((x.shape[0], len(OUTPUTS)), dtype=np.float32)
+        out[~race] = self.nets[0](x[~race])
+        out[race] = self.nets[1](x[race])
+        return out
+
+
+def numpy_forward(weights: dict, network: dict):
+    """The NumPy forward pass that a model card's `network` section describes."""
+    args = [network.get(k) for k in ("n_inputs", "hidden", "layers", "activation")]
+    if None in args:
+        raise ExportError(f"model card network lacks one of n_inputs, hidden, layers, activation: {network}")
+    if network.get("phases"):
+        if "class_unit" not in network:
+            raise ExportError("model card network has phases but no class_unit")
+        return NumpyPhased(weights, *args, phases=network["phases"], class_unit=network["class_unit"])
+    return NumpyMLP(weights, *args)
+
+
+def uses_bearoff(network: dict, variant) -> bool:
+    """True when bear-off positions are valued by the exact database (engine/bearoff.py)."""
+    return bool((network or {}).get("bearoff")) and getattr(variant, "name", None) in ("standard", "nackgammon")
 
 
 class OnnxRunner:
@@ -172,6 +224,7 @@ class RankedPlay:
     board: np.ndarray          # the afterstate, seen from the mover (not flipped)
     probs: np.ndarray          # [5] float, the mover's outcome probabilities
     equity: float
+    ply: int = 0               # the depth it was valued at (0 where the root filter dropped it)
 
 
 class Model:
@@ -183,109 +236,114 @@ class Model:
         self.forward, self.features, self.variant = forward, feature_set, variant
         self.card = card or {}
         self.source = source
+        self.bearoff = uses_bearoff(self.card.get("network"), variant)
 
     # -- scoring ----------------------------------------------------------------------------------
     def net_probs(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
-        """The net's [N, 5] probabilities of afterstates (float32), no terminal override."""
+        """The net's [N, 5] probabilities of afterstates (float32), made cumulative
+        (p_wbg <= p_wg <= p_win, p_lbg <= p_lg <= 1 - p_win), no exact override."""
         boards = np.asarray(boards)
         if again is None:
             again = np.zeros(boards.shape[0], dtype=bool)
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])
-            out[lo:hi] = self.forward(self.features.encode(boards[lo:hi], again[lo:hi]))
+            out[lo:hi] = cumulative_np(self.forward(self.features.encode(boards[lo:hi], again[lo:hi])))
         return out
 
     def probs(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
         """[N, 5] probabilities of afterstates, from the player who just moved; exact where the
-        play ended the game."""
+        play ended the game, and from the bear-off database in bear-off positions when the
+        model card's network names it (model/scorer.py does the same in training)."""
         boards = np.asarray(boards)
         if again is None:
             again = np.zeros(boards.shape[0], dtype=bool)
         won = self.variant.winner_points(boards)
         over = won > 0
-        if not over.any():
+        db = np.zeros_like(over)
+        if self.bearoff:
+            from .engine.bearoff import is_bearoff
+            db = is_bearoff(boards) & ~over
+        live = ~(over | db)
+        if live.all():
             return self.net_probs(boards, again)
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
-        if (~over).any():
-            out[~over] = self.net_probs(boards[~over], again[~over])
+        if live.any():
+            out[live] = self.net_probs(boards[live], again[live])
         out[over] = outcome_probs(won[over])
+        if db.any():
+            from .engine.bearoff import bearoff_probs
+            out[db] = bearoff_probs(boards[db])
         return out
 
-    def afterstate_probs(self, after, dice: np.ndarray, ply: int = 0) -> np.ndarray:
+    def search(self, root=ROOT_FILTER, reply=REPLY_FILTER) -> Search:
+        """The N-ply search over this model's 0-ply probs (agents/search.py)."""
+        return Search(self.probs, self.variant, root=root, reply=reply)
+
+    def afterstate_probs(self, after, dice: np.ndarray, ply: int = 0, reply=REPLY_FILTER) -> np.ndarray:
         """Probabilities of every row of `after` (engine.common.Afterstates of positions rolled
-        `dice`), from the mover's view, at 0-ply or 1-ply."""
+        `dice`), from the mover's view, at `ply` (0, 1 or 2; no root filter: every row)."""
+        ply = check_ply(ply)
         again = self.variant.extra_turn(np.asarray(dice))[after.parent]
         if ply == 0:
             return self.probs(after.boards, again)
-        if ply == 1:
-            return self.one_ply_probs(after.boards, again)
-        raise ValueError(f"ply must be 0 or 1, got {ply}")
+        return self.search(reply=reply).values(after.boards, again, ply).astype(np.float32)
 
     def one_ply_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
         """1-ply: every roll of the next player (the opponent, or the mover again after
         Acey-deucey's 1-2), each answered by that player's best 0-ply play, averaged over the
         21 rolls; returned from the view of the player who made `boards`."""
-        boards = np.asarray(boards)
-        n = boards.shape[0]
-        won = self.variant.winner_points(boards)
-        out = np.empty((n, 5), dtype=np.float64)
-        over = won > 0
-        out[over] = outcome_probs(won[over])
-        live = np.flatnonzero(~over)
-        for lo in range(0, live.size, 512):
-            idx = live[lo:lo + 512]
-            nxt = np.where(again[idx, None], boards[idx], self.variant.flip(boards[idx]))
-            k = idx.size
-            pos = np.repeat(nxt, len(ROLLS), axis=0)
-            dice = np.tile(ROLLS, (k, 1))
-            after = self.variant.legal_afterstates(pos, dice)
-            p = self.afterstate_probs(after, dice, ply=0)
-            best = segment_best(equity(p).astype(np.float64), after.parent, k * len(ROLLS))
-            reply = p[best].astype(np.float64).reshape(k, len(ROLLS), 5)
-            avg = np.einsum("krc,r->kc", reply, ROLL_WEIGHTS)
-            out[idx] = np.where(again[idx, None], avg, swap_perspective(avg))
-        return out.astype(np.float32)
+        return self.search().values(np.asarray(boards), again, 1).astype(np.float32)
 
-    def choose(self, before: np.ndarray, dice: np.ndarray, after, ply: int = 0) -> np.ndarray:
-        """Best row of `after` per position (the first on equal equity)."""
-        p = self.afterstate_probs(after, dice, ply)
-        return segment_best(equity(p), after.parent, np.asarray(before).shape[0])
+    def play_values(self, after, dice: np.ndarray, ply: int = 0, root=ROOT_FILTER, reply=REPLY_FILTER):
+        """(probs [M, 5] float32, searched [M] bool) for the root choice: the rows the root
+        filter keeps valued at `ply`, the others at 0-ply."""
+        ply = check_ply(ply)
+        n = np.asarray(dice).reshape(-1, 2).shape[0]
+        p, searched = self.search(root, reply).play_values(after, dice, n, ply)
+        return np.asarray(p, dtype=np.float32), searched
 
-    def rank_plays(self, row: np.ndarray, dice, ply: int = 0) -> list[RankedPlay]:
-        """Every legal play of one position (seen from the mover) with roll `dice`, best first."""
+    def choose(self, before: np.ndarray, dice: np.ndarray, after, ply: int = 0,
+               root=ROOT_FILTER, reply=REPLY_FILTER) -> np.ndarray:
+        """Best row of `after` per position (the first on equal equity); at ply >= 1 among the
+        plays the root filter keeps."""
+        ply, n = check_ply(ply), np.asarray(before).shape[0]
+        if ply == 0:
+            return segment_best(equity(self.afterstate_probs(after, dice, 0)), after.parent, n)
+        p, searched = self.search(root, reply).play_values(after, dice, n, ply)
+        p = p.astype(np.float32)
+        return best_of(equity(p[searched]), np.flatnonzero(searched), after.parent, n)
+
+    def rank_plays(self, row: np.ndarray, dice, ply: int = 0, root=ROOT_FILTER,
+                   reply=REPLY_FILTER) -> list[RankedPlay]:
+        """Every legal play of one position (seen from the mover) with roll `dice`: the plays
+        searched at `ply` best first, then those the root filter dropped (0-ply), best first."""
+        ply = check_ply(ply)
         row = self.variant.validate(np.asarray(row, dtype=np.int8).reshape(1, -1))
         d = np.asarray([dice], dtype=np.int8).reshape(1, 2)
         if not ((d >= 1) & (d <= 6)).all():
             raise ValueError(f"dice must be two numbers 1..6, got {list(np.asarray(dice).ravel())}")
         after = self.variant.legal_afterstates(row, d, with_plays=True)
-        p = self.afterstate_probs(after, d, ply)
+        p, searched = self.search(root, reply).play_values(after, d, 1, ply)
+        p = np.asarray(p, dtype=np.float32)
         eq = equity(p.astype(np.float64))
-        order = sorted(range(len(after)), key=lambda i: (-eq[i], i))
-        return [RankedPlay(after.plays[i], after.boards[i].copy(), p[i].astype(np.float64), float(eq[i]))
+        order = sorted(range(len(after)), key=lambda i: (not searched[i], -eq[i], i))
+        return [RankedPlay(after.plays[i], after.boards[i].copy(), p[i].astype(np.float64), float(eq[i]),
+                           ply if searched[i] else 0)
                 for i in order]
 
-    def pre_roll_probs(self, boards: np.ndarray, ply: int = 0) -> np.ndarray:
+    def pre_roll_probs(self, boards: np.ndarray, ply: int = 0, reply=REPLY_FILTER) -> np.ndarray:
         """[N, 5] probabilities of the player to move, BEFORE its roll.
 
         0-ply: the position is the opponent's afterstate: flip it, score it, and see the result
-        back from the mover (swap_perspective). 1-ply: the average over the mover's 21 rolls of
-        its best 0-ply play's probabilities."""
+        back from the mover (swap_perspective). N-ply: the average over the mover's 21 rolls of
+        its best play, chosen and valued at (N-1)-ply (agents/search.py)."""
         boards = np.asarray(boards)
         if boards.ndim == 1:
             boards = boards[None]
-        if ply == 0:
+        if check_ply(ply) == 0:
             return swap_perspective(self.probs(self.variant.flip(boards)))
-        if ply != 1:
-            raise ValueError(f"ply must be 0 or 1, got {ply}")
-        k = boards.shape[0]
-        pos = np.repeat(boards, len(ROLLS), axis=0)
-        dice = np.tile(ROLLS, (k, 1))
-        after = self.variant.legal_afterstates(pos, dice)
-        p = self.afterstate_probs(after, dice, ply=0)
-        best = segment_best(equity(p), after.parent, k * len(ROLLS))
-        reply = p[best].astype(np.float64).reshape(k, len(ROLLS), 5)
-        return np.einsum("krc,r->kc", reply, ROLL_WEIGHTS).astype(np.float32)
+        return self.search(reply=reply).pre_roll(boards, ply).astype(np.float32)
 
     def cube_decision(self, row: np.ndarray, owner: int = 0, x: float = 0.68, ply: int = 0) -> dict:
         """Money cube decision of the player to move before rolling (engine/cube.py):
@@ -306,15 +364,16 @@ class Model:
 class ExportedAgent:
     """An Agent for engine.game.play_games / the evaluation runner, backed by a Model."""
 
-    def __init__(self, model: Model, ply: int = 0, name: str | None = None):
-        if ply not in (0, 1):
-            raise ValueError(f"ply must be 0 or 1, got {ply}")
-        self.model, self.ply = model, ply
-        self.name = name or f"export:{model.source}" + (f",ply={ply}" if ply else "")
+    def __init__(self, model: Model, ply: int = 0, name: str | None = None,
+                 root=ROOT_FILTER, reply=REPLY_FILTER):
+        self.model, self.ply = model, check_ply(ply)
+        self.root, self.reply = root, reply
+        self.name = name or (f"export:{model.source}" + (f",ply={ply}" if ply else "")
+                             + (filter_suffix(root, reply) if ply else ""))
 
     def choose(self, variant, before: np.ndarray, dice: np.ndarray, after) -> np.ndarray:
         _check_same_variant(self.model.variant, variant)
-        return self.model.choose(before, dice, after, self.ply)
+        return self.model.choose(before, dice, after, self.ply, root=self.root, reply=self.reply)
 
     def cube_probs(self, variant, boards: np.ndarray) -> np.ndarray:
         """probs_fn for agents.cube_policies.JanowskiCube."""
@@ -381,7 +440,7 @@ def load_exported(path: str | Path, backend: str = "auto", variant=None) -> Mode
             tensors = load_file(str(weights))
         except Exception as e:  # noqa: BLE001 - safetensors raises several kinds
             raise ExportError(f"{weights} is not a readable safetensors file: {e}") from None
-        forward = NumpyMLP(tensors, net["n_inputs"], net["hidden"], net["layers"], net["activation"])
+        forward = numpy_forward(tensors, net)
     else:
         forward = OnnxRunner(weights)
         if forward.n_inputs not in (None, fs.size):
@@ -398,6 +457,8 @@ def load_exported(path: str | Path, backend: str = "auto", variant=None) -> Mode
     return Model(forward, fs, variant, card=card, source=str(path))
 
 
-def load_exported_agent(path: str | Path, variant=None, ply: int = 0, backend: str = "auto") -> ExportedAgent:
-    """An Agent playing an exported model (the evaluation runner's "export:<path>" / "onnx:<path>")."""
-    return ExportedAgent(load_exported(path, backend=backend, variant=variant), ply=ply)
+def load_exported_agent(path: str | Path, variant=None, ply: int = 0, backend: str = "auto",
+                        root=ROOT_FILTER, reply=REPLY_FILTER) -> ExportedAgent:
+    """An Agent playing an exported model (the evaluation runner's "export:<path>" / "onnx:<path>");
+    root / reply: the move filters of its search (agents/search.py)."""
+    return ExportedAgent(load_exported(path, backend=backend, variant=variant), ply=ply, root=root, reply=reply)

@@ -136,8 +136,8 @@ def test_agents_choose_one_legal_row_per_position():
     for ply in (0, 1):
         pick = NeuralAgent(sc, ply=ply).choose(v, boards, dice, after)
         assert pick.shape == (4,) and np.array_equal(after.parent[pick], np.arange(4))
-    with pytest.raises(ValueError, match="ply must be 0 or 1"):
-        NeuralAgent(sc, ply=2)
+    with pytest.raises(ValueError, match="ply must be 0, 1 or 2"):
+        NeuralAgent(sc, ply=3)
 
 
 def test_segment_best_with_rows_out_of_order():

@@ -1,11 +1,11 @@
-"""The trained net as an Agent: 0-ply (best afterstate by the net) or 1-ply (expectimax).
+"""The trained net as an Agent: 0-ply (best afterstate by the net), 1-ply or 2-ply search.
 
 0-ply: score every afterstate from the view of the player who moves (model/net.py) and play
-the highest equity. 1-ply: for every afterstate, look at all 21 rolls of the next player (the
-opponent, or the same player after Acey-deucey's 1-2), let that player answer each roll with
-its own 0-ply best play, and average the resulting probabilities over the rolls (1/36 for a
-double, 2/36 for the others); play the highest expected equity. All candidates x 21 rolls go
-through the move generator and the net in batches.
+the highest equity. 1-ply and 2-ply: agents/search.py, the one search the torch-free exported
+model uses too, over this net's Scorer.probs: the next player's 21 rolls (the opponent, or the
+same player after Acey-deucey's 1-2), that player's best reply to each (chosen at one ply less),
+averaged with weights 1/36 (doubles) and 2/36; GNU Backgammon-style move filters decide which
+plays are searched (root: the plays to choose from; reply: the replies inside a 2-ply value).
 """
 
 from __future__ import annotations
@@ -15,57 +15,52 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.common import Afterstates
-from ..model.net import equity, outcome_probs, swap_perspective
-from ..model.scorer import Scorer, best_afterstates, resolve_device, segment_best
-
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1 / 36, 2 / 36)
-ONE_PLY_CHUNK = 2048   # afterstates expanded at once (x 21 rolls)
+from ..model.scorer import Scorer, best_afterstates, resolve_device
+from .search import REPLY_FILTER, ROLL_WEIGHTS, ROLLS, ROOT_FILTER, Search, best_of, check_ply, filter_suffix  # noqa: F401
 
 
 class NeuralAgent:
-    def __init__(self, scorer: Scorer, ply: int = 0, name: str = "neural"):
-        if ply not in (0, 1):
-            raise ValueError(f"ply must be 0 or 1, got {ply!r}")
-        self.scorer, self.ply = scorer, ply
-        self.name = name if ply == 0 else f"{name}@1ply"
+    def __init__(self, scorer: Scorer, ply: int = 0, name: str = "neural",
+                 root=ROOT_FILTER, reply=REPLY_FILTER):
+        self.scorer, self.ply = scorer, check_ply(ply)
+        self.root, self.reply = root, reply
+        self.name = name if ply == 0 else f"{name}@{ply}ply" + filter_suffix(root, reply)
 
-    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after: Afterstates) -> np.ndarray:
+    def search(self) -> Search:
+        return Search(self.scorer.probs, self.scorer.variant, root=self.root, reply=self.reply)
+
+    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after: Afterstates,
+               utility=None) -> np.ndarray:
+        """Best row of `after` per position by equity, or by utility(probs, parent) -> [m] when
+        given (engine/matchplay.py: match-winning chance at the score, engine/cube.py)."""
         n = before.shape[0]
         if variant.name != self.scorer.variant.name:
             raise ValueError(f"agent {self.name} was set up for variant {self.scorer.variant.name!r}, "
                              f"asked to play {variant.name!r}")
+        if utility is not None:
+            p, searched = self.search().play_values(after, dice, n, self.ply)
+            rows = np.flatnonzero(searched)
+            return best_of(utility(p[rows], after.parent[rows]), rows, after.parent, n)
         if self.ply == 0:
             return best_afterstates(self.scorer, after, dice, n)[0]
-        again = variant.extra_turn(dice)[after.parent]
-        return segment_best(equity(self.one_ply_probs(after.boards, again)), after.parent, n)
+        return self.search().choose(after, dice, n, self.ply)
+
+    def values(self, boards: np.ndarray, again: np.ndarray, ply: int) -> np.ndarray:
+        """[N, 5] float64 ply-level probabilities of afterstates (mover's view), every row searched."""
+        return self.search().values(boards, again, check_ply(ply))
 
     def one_ply_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
         """[N, 5] probabilities of afterstates (mover's view) averaged over the next roll."""
-        v = self.scorer.variant
-        won = v.winner_points(boards)
-        out = np.empty((boards.shape[0], 5), dtype=np.float64)
-        out[won > 0] = outcome_probs(won[won > 0])
-        live = np.flatnonzero(won == 0)
-        for lo in range(0, live.size, ONE_PLY_CHUNK):
-            rows = live[lo:lo + ONE_PLY_CHUNK]
-            k = rows.size
-            nxt = np.where(again[rows, None], boards[rows], v.flip(boards[rows]))
-            pos = np.repeat(nxt, len(ROLLS), axis=0)
-            rolls = np.tile(ROLLS, (k, 1))
-            ch = v.legal_afterstates(pos, rolls)
-            best, p = best_afterstates(self.scorer, ch, rolls, k * len(ROLLS))
-            reply = p[best].reshape(k, len(ROLLS), 5).astype(np.float64)
-            reply = np.where(again[rows, None, None], reply, swap_perspective(reply))
-            out[rows] = (reply * ROLL_WEIGHTS[None, :, None]).sum(1)
-        return out
+        return self.values(boards, again, 1)
 
 
-def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cpu") -> NeuralAgent:
+def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cpu",
+                      root=ROOT_FILTER, reply=REPLY_FILTER) -> NeuralAgent:
     """An Agent playing the net in checkpoint `path` (a file, or a run folder's latest.pt).
 
     variant: a variant object or name; the checkpoint's feature set must describe it (a net
     trained on standard also plays nackgammon; abak needs an abak-trained net).
+    root / reply: the move filters of the search at ply >= 1 (agents/search.py).
     """
     from ..engine.variants import get_variant
     from ..features import get_feature_set
@@ -84,4 +79,5 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     net = build_net_from(data, fs)
     dev = resolve_device(device)
     net.to(dev).eval()
-    return NeuralAgent(Scorer(net, fs, variant, dev), ply=ply, name=f"checkpoint:{Path(data['path']).stem}")
+    return NeuralAgent(Scorer(net, fs, variant, dev), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
+                       root=root, reply=reply)

@@ -1,8 +1,10 @@
 """Agents by name, so the CLI, the trainer and the tournament all spell opponents the same way.
 
-Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1]",
-"export:<dir>[,ply=0|1]" (an exported model, run torch-free by abak_rl.inference) and
-"onnx:<file.onnx>[,ply=0|1]" (the same, forced through ONNX Runtime).
+Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1|2]",
+"export:<dir>[,ply=0|1|2]" (an exported model, run torch-free by abak_rl.inference) and
+"onnx:<file.onnx>[,ply=0|1|2]" (the same, forced through ONNX Runtime). With ply=1 or 2 the
+search's move filters (agents/search.py) may follow: ",k=8,margin=0.16" for the root choice,
+",reply_k=2,reply_margin=0.04" for the replies inside 2-ply ("all" / "none" switch one off).
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
 alone is the fast gnubg-nn 0-ply net.
 "python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
@@ -43,20 +45,48 @@ def _load(module: str, func: str, what: str):
     return getattr(mod, func)
 
 
-def parse_checkpoint_spec(spec: str) -> tuple[str, int]:
-    """'checkpoint:<path>[,ply=N]' -> (path, ply); ply is 0 or 1."""
-    body = spec[len("checkpoint:"):]
-    path, ply = body, 0
-    if "," in body:
-        path, _, opt = body.rpartition(",")
+SEARCH_OPTIONS = ("ply", "k", "margin", "reply_k", "reply_margin")
+
+
+def parse_agent_options(spec: str) -> tuple[str, int, dict]:
+    """'<kind>:<path>[,ply=N][,k=..][,margin=..][,reply_k=..][,reply_margin=..]' -> (path, ply,
+    filters); filters holds 'root' / 'reply' MoveFilters for the options given. Options are
+    peeled off the end, so a path may itself hold commas."""
+    body = spec.partition(":")[2]
+    path, opts = body, {}
+    while "," in path:
+        head, _, opt = path.rpartition(",")
         key, eq, value = opt.partition("=")
-        if key.strip() != "ply" or not eq:
-            raise ValueError(f"bad checkpoint option {opt!r} in {spec!r}; expected ply=0 or ply=1")
-        if value.strip() not in ("0", "1"):
-            raise ValueError(f"bad ply {value!r} in {spec!r}; expected 0 or 1")
-        ply = int(value)
+        if not eq:
+            break                                  # a comma inside the path
+        if key.strip() not in SEARCH_OPTIONS:
+            raise ValueError(f"bad option {opt!r} in {spec!r}; expected {', '.join(o + '=' for o in SEARCH_OPTIONS)}")
+        if key.strip() in opts:
+            raise ValueError(f"option {key.strip()} given twice in {spec!r}")
+        opts[key.strip()] = value.strip()
+        path = head
     if not path:
         raise ValueError(f"agent spec {spec!r} names no checkpoint path")
+    ply = 0
+    if "ply" in opts:
+        if opts["ply"] not in ("0", "1", "2"):
+            raise ValueError(f"bad ply {opts['ply']!r} in {spec!r}; expected 0, 1 or 2")
+        ply = int(opts.pop("ply"))
+    filters = {}
+    if opts:
+        if ply == 0:
+            raise ValueError(f"{spec!r}: move filter options ({', '.join(opts)}) apply only with ply=1 or ply=2")
+        from .search import parse_filter_options
+        try:
+            filters = parse_filter_options(opts)
+        except ValueError as e:
+            raise ValueError(f"{spec!r}: {e}") from None
+    return path, ply, filters
+
+
+def parse_checkpoint_spec(spec: str) -> tuple[str, int]:
+    """'checkpoint:<path>[,ply=N]' -> (path, ply); ply is 0, 1 or 2 (filter options allowed)."""
+    path, ply, _ = parse_agent_options(spec)
     return path, ply
 
 
@@ -99,20 +129,20 @@ def make_agent(spec: str, variant, seed: int = 0):
     elif spec.startswith("python:"):
         agent = _python_agent(spec, variant, seed)
     elif spec.startswith("checkpoint:"):
-        path, ply = parse_checkpoint_spec(spec)
+        path, ply, filters = parse_agent_options(spec)
         load = _load("abak_rl.agents.neural", "load_neural_agent", "checkpoint")
-        agent = load(path, variant, ply=ply)
+        agent = load(path, variant, ply=ply, **filters)
     elif spec.startswith(("onnx:", "export:")):
         kind, _, body = spec.partition(":")
-        path, ply = parse_checkpoint_spec("checkpoint:" + body)   # the same ",ply=N" option
+        path, ply, filters = parse_agent_options(spec)   # the same ",ply=N" and filter options
         load = _load("abak_rl.inference", "load_exported_agent", "exported-model")
-        agent = load(path, variant, ply=ply, backend="onnx" if kind == "onnx" else "auto")
+        agent = load(path, variant, ply=ply, backend="onnx" if kind == "onnx" else "auto", **filters)
     elif spec.startswith("gnubg:"):
         from .gnubg_program import make_program_agent
         agent = make_program_agent(spec, variant, seed)
     else:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, "
-                         f"checkpoint:<path>[,ply=1], export:<dir>, onnx:<file> or gnubg:plies=N")
+                         f"checkpoint:<path>[,ply=1|2], export:<dir>, onnx:<file> or gnubg:plies=N")
     if not getattr(agent, "name", None):
         agent.name = spec
     return agent

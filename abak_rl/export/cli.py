@@ -1,7 +1,7 @@
 """`abak-rl export`, `abak-rl hint` and `abak-rl play`.
 
     abak-rl export checkpoint=checkpoints/<run>/best.pt format=onnx,safetensors out=exports/mybot
-    abak-rl hint --model exports/mybot --position-id 4HPwATDgc/ABMA --dice 3 1 [--ply 1] [--json]
+    abak-rl hint --model exports/mybot --position-id 4HPwATDgc/ABMA --dice 3 1 [--ply 1|2] [--json]
     abak-rl hint --model exports/mybot --position '{"variant": "standard", ...}'   # cube decision
     abak-rl play --model exports/mybot [--seed 7] [--cube]
 
@@ -156,7 +156,8 @@ def hint_parser() -> argparse.ArgumentParser:
     g.add_argument("--position", help="position JSON (docs/io.md), or @file.json")
     g.add_argument("--position-id", help="GNU Backgammon Position ID (standard / nackgammon)")
     p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; omit for the cube decision")
-    p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="look-ahead (default 0)")
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0,
+                   help="look-ahead (default 0); 1 and 2 search the best 0-ply plays (docs/export.md)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.add_argument("--top", type=int, help="show only the best N plays")
     p.add_argument("--cube-owner", default="centred", choices=("centred", "mover", "opponent"),
@@ -220,7 +221,7 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="variant to play (default: the model's; standard without --model)")
     p.add_argument("--seed", type=int, help="dice seed (default: random; printed so a game can be replayed)")
     p.add_argument("--cube", action="store_true", help="money game with the doubling cube")
-    p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="the bot's look-ahead (default 0)")
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="the bot's look-ahead (default 0)")
     p.add_argument("--backend", default="auto", choices=("auto", "safetensors", "onnx"))
     return p
 

@@ -87,7 +87,7 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
     return {
         "variant": model.variant.name, "dice": list(dice), "ply": ply, "model": model.source,
         "plays": [{"rank": i + 1, "play": r.play, "equity": round(r.equity, 6),
-                   "diff": round(r.equity - best, 6),
+                   "diff": round(r.equity - best, 6), "ply": r.ply,
                    "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, r.probs)},
                    "afterstate": pos}
                   for i, (r, pos) in enumerate(zip(ranked, positions))],
@@ -220,8 +220,9 @@ def format_plays(h: dict, header: str = "") -> str:
     lines.append(f"  #  {'Play':<{width}}  Equity    Diff   " + " ".join(f"{c:>6}" for c in HEADS))
     for p in h["plays"]:
         diff = "" if p["rank"] == 1 else f"{p['diff']:+.3f}"
+        lower = f"  ({p['ply']}-ply)" if p.get("ply", h["ply"]) != h["ply"] else ""   # dropped by the move filter
         lines.append(f"{p['rank']:>3}  {p['play'] or '(no play)':<{width}}  {p['equity']:+.3f}  "
-                     f"{diff:>6}   {_probs_cells(p['probs'])}")
+                     f"{diff:>6}   {_probs_cells(p['probs'])}{lower}")
     return "\n".join(lines)
 
 

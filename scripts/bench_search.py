@@ -1,0 +1,159 @@
+"""Moves per second of the search at play time (agents/search.py), 0-ply as the reference.
+
+    nice -n 10 .venv/bin/python scripts/bench_search.py [--model checkpoints/pretrained/standard]
+        [--positions 256] [--batch 64] [--agreement 512] [--no-torch]
+
+Positions (with their rolls) come from random games (export.sample.sample_positions). Each
+setting picks a play for every position, `--batch` positions per call (as a lockstep batch
+of games would), through the torch-free exported Model (NumPy forward pass) and, unless
+--no-torch, through the torch NeuralAgent running the same weights (an EvalNet loaded from the
+export's safetensors). Settings: 0-ply; 1-ply unfiltered; 1-ply with the default root filter;
+2-ply with the default filters. One JSON line per setting: moves per wall second and per CPU
+second (the figure to quote on a shared machine) and both as ratios to 0-ply of the same
+backend in the same run. One thread each for NumPy's BLAS and torch.
+
+--agreement N: on N positions with more than one legal play, how often filtered 1-ply picks
+the play unfiltered 1-ply picks, and the mean 1-ply equity given up when it does not.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from abak_rl.agents.search import NO_FILTER, REPLY_FILTER, ROOT_FILTER  # noqa: E402
+from abak_rl.export.sample import sample_positions  # noqa: E402
+from abak_rl.inference import ExportedAgent, load_exported  # noqa: E402
+from abak_rl.model.outcomes import equity  # noqa: E402
+
+SETTINGS = [("0-ply", 0, ROOT_FILTER), ("1-ply unfiltered", 1, NO_FILTER),
+            ("1-ply filtered", 1, ROOT_FILTER), ("2-ply filtered", 2, ROOT_FILTER)]
+
+
+def torch_agent(model, ply: int, root):
+    """A NeuralAgent on the export's weights (EvalNet + safetensors), or None with the reason."""
+    try:
+        import torch
+        from safetensors.torch import load_file
+
+        from abak_rl.agents.neural import NeuralAgent
+        from abak_rl.model.net import EvalNet
+        from abak_rl.model.scorer import Scorer
+    except ImportError as e:
+        return None, f"torch agent unavailable: {e}"
+    torch.set_num_threads(1)
+    net_card = model.card["network"]
+    weights = Path(model.source) / "model.safetensors"
+    try:
+        net = EvalNet(net_card["n_inputs"], net_card["hidden"], net_card["layers"], net_card["activation"])
+        net.load_state_dict(load_file(str(weights)))
+    except (KeyError, RuntimeError, OSError) as e:
+        return None, f"torch agent unavailable: {e}"
+    net.eval()
+    return NeuralAgent(Scorer(net, model.features, model.variant, torch.device("cpu")), ply=ply, root=root), ""
+
+
+def time_choices(agent, variant, boards, dice, batch: int):
+    """(wall s, CPU s, chosen rows' boards) for choosing a play in every position."""
+    wall = cpu = 0.0
+    picks = []
+    for lo in range(0, boards.shape[0], batch):
+        b, d = boards[lo:lo + batch], dice[lo:lo + batch]
+        after = variant.legal_afterstates(b, d)          # not timed: the game loop has it already
+        t0, c0 = time.perf_counter(), time.process_time()
+        k = agent.choose(variant, b, d, after)
+        wall += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        picks.append(after.boards[k])
+    return wall, cpu, np.concatenate(picks)
+
+
+def agreement(model, boards, dice, n: int, batch: int) -> dict:
+    v = model.variant
+    after = v.legal_afterstates(boards, dice)
+    real = np.flatnonzero(after.counts(boards.shape[0]) > 1)[:n]
+    same = total = 0
+    loss = []
+    for lo in range(0, real.size, batch):
+        idx = real[lo:lo + batch]
+        b, d = boards[idx], dice[idx]
+        a = v.legal_afterstates(b, d)
+        p, _ = model.play_values(a, d, ply=1, root=NO_FILTER)
+        full = model.choose(b, d, a, 1, root=NO_FILTER)
+        filt = model.choose(b, d, a, 1, root=ROOT_FILTER)
+        eq = equity(p.astype(np.float64))
+        same += int((full == filt).sum())
+        total += idx.size
+        loss += list(eq[full] - eq[filt])
+    loss = np.asarray(loss)
+    return {"bench": "search_agreement", "positions": total, "root_filter": ROOT_FILTER.label(),
+            "same_play": same, "same_fraction": round(same / max(total, 1), 4),
+            "mean_loss": round(float(loss.mean()), 5) if loss.size else 0.0,
+            "mean_loss_when_different": round(float(loss[loss > 0].mean()), 5) if (loss > 0).any() else 0.0,
+            "max_loss": round(float(loss.max()), 5) if loss.size else 0.0}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="checkpoints/pretrained/standard")
+    ap.add_argument("--positions", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--agreement", type=int, default=512, help="positions for the agreement line (0: skip)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-torch", action="store_true", help="skip the torch NeuralAgent")
+    args = ap.parse_args(argv)
+    if args.positions < 1 or args.batch < 1 or args.agreement < 0:
+        print("bench_search: --positions and --batch must be >= 1, --agreement >= 0", file=sys.stderr)
+        return 2
+    try:
+        model = load_exported(args.model)
+    except ValueError as e:
+        print(f"bench_search: {e}", file=sys.stderr)
+        return 2
+    v = model.variant
+    boards, dice = sample_positions(v, args.positions, seed=args.seed)
+    backends = ["numpy"] + ([] if args.no_torch else ["torch"])
+    for backend in backends:
+        ref = None
+        for label, ply, root in SETTINGS:
+            if backend == "numpy":
+                agent = ExportedAgent(model, ply=ply, root=root)
+            else:
+                agent, why = torch_agent(model, ply, root)
+                if agent is None:
+                    print(json.dumps({"bench": "search", "backend": "torch", "skipped": why}), flush=True)
+                    break
+            wall, cpu, _ = time_choices(agent, v, boards, dice, args.batch)
+            rec = {"bench": "search", "backend": backend, "setting": label, "ply": ply,
+                   "root_filter": root.label() if ply else None,
+                   "reply_filter": REPLY_FILTER.label() if ply == 2 else None,
+                   "variant": v.name, "model": model.card.get("name", args.model),
+                   "positions": int(boards.shape[0]), "batch": args.batch,
+                   "moves_per_s": round(boards.shape[0] / wall, 2),
+                   "moves_per_cpu_s": round(boards.shape[0] / cpu, 2)}
+            if ref is None:
+                ref = rec
+            rec["ratio_to_0ply"] = round(rec["moves_per_s"] / ref["moves_per_s"], 5)
+            rec["cpu_ratio_to_0ply"] = round(rec["moves_per_cpu_s"] / ref["moves_per_cpu_s"], 5)
+            print(json.dumps(rec), flush=True)
+    if args.agreement:
+        b, d = sample_positions(v, 2 * args.agreement, seed=args.seed + 1)
+        rec = agreement(model, b, d, args.agreement, args.batch)
+        print(json.dumps(rec), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

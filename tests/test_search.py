@@ -1,0 +1,344 @@
+"""agents/search.py: batched N-ply search with move filters, checked against a plain
+per-position recursion, against the 1-ply the project had before it, and through every
+agent, spec and command that plays with it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from abak_rl.agents.search import (NO_FILTER, REPLY_FILTER, ROLL_WEIGHTS, ROLLS, ROOT_FILTER,
+                                   MoveFilter, Search, parse_filter_options)
+from abak_rl.engine.common import segment_argmax
+from abak_rl.engine.variants import get_variant
+from abak_rl.export.sample import sample_positions
+from abak_rl.features import get_feature_set
+from abak_rl.inference import ExportedAgent, Model
+from abak_rl.model.outcomes import equity, outcome_probs
+from abak_rl.model.outcomes import swap_perspective_np as swap
+
+
+def _model(variant: str, seed: int = 0) -> Model:
+    """A torch-free Model with a small random net (two layers, so its choices are not trivial)."""
+    v = get_variant(variant)
+    fs = get_feature_set("td198_pool" if variant == "acey_deucey" else "td198")
+    rng = np.random.default_rng(seed)
+    w1 = rng.normal(0, 0.3, (fs.size, 12)).astype(np.float32)
+    w2 = rng.normal(0, 1.0, (12, 5)).astype(np.float32)
+
+    def forward(x):
+        h = np.tanh(np.einsum("nf,fh->nh", x, w1))          # row by row: no BLAS blocking
+        return (1 / (1 + np.exp(-np.einsum("nh,hc->nc", h, w2)))).astype(np.float32)
+    return Model(forward, fs, v, source=f"random-{variant}")
+
+
+def _positions(variant: str, n: int, seed: int):
+    v = get_variant(variant)
+    boards, dice = sample_positions(v, n, seed=seed)
+    return v, boards, dice, v.legal_afterstates(boards, dice)
+
+
+# ----------------------------------------------------------------------------- move filters
+
+def _keep_loop(eq, parent, n, k, margin):
+    keep = np.zeros(len(eq), bool)
+    for p in range(n):
+        rows = [i for i in range(len(eq)) if parent[i] == p]
+        ranked = sorted(rows, key=lambda i: (-eq[i], i))
+        best = eq[ranked[0]]
+        for r, i in enumerate(ranked):
+            keep[i] = (k is None or r < k) and (margin is None or eq[i] >= best - margin)
+    return keep
+
+
+def test_filter_keeps_the_best_k_within_the_margin():
+    rng = np.random.default_rng(1)
+    parent = np.sort(np.concatenate([np.arange(40), rng.integers(0, 40, 300)]))
+    eq = np.round(rng.normal(0, 0.2, parent.size), 2)         # rounded: many ties
+    for k, margin in ((8, 0.16), (2, 0.04), (1, None), (None, 0.1), (3, 0.0), (None, None)):
+        got = MoveFilter(k, margin).keep(eq, parent, 40)
+        assert got.tolist() == _keep_loop(eq, parent, 40, k, margin).tolist(), (k, margin)
+        # the first best row of every position always passes
+        assert got[segment_argmax(eq, parent, 40)].all()
+    assert MoveFilter(2, 0.04).keep(eq, parent, 40).sum() < MoveFilter(8, 0.16).keep(eq, parent, 40).sum()
+
+
+def test_filter_options_parse_and_reject_bad_values():
+    assert parse_filter_options({}) == {}
+    assert parse_filter_options({"k": "4"}) == {"root": MoveFilter(4, ROOT_FILTER.margin)}
+    got = parse_filter_options({"k": "all", "margin": "none", "reply_k": "3", "reply_margin": "0.1"})
+    assert got == {"root": NO_FILTER, "reply": MoveFilter(3, 0.1)}
+    assert got["root"].off and not got["reply"].off
+    for opts, msg in (({"k": "0"}, "k must be a whole number"), ({"k": "x"}, "k='x'"),
+                      ({"margin": "-1"}, "margin must be a number >= 0"),
+                      ({"depth": "3"}, "unknown search option")):
+        with pytest.raises(ValueError, match=msg):
+            parse_filter_options(opts)
+
+
+# ----------------------------------------------------------------------------- today's 1-ply
+
+def _todays_one_ply(model, boards, again):
+    """Model.one_ply_probs as it was before agents/search.py (copied verbatim, chunk 512)."""
+    variant = model.variant
+    n = boards.shape[0]
+    won = variant.winner_points(boards)
+    out = np.empty((n, 5), dtype=np.float64)
+    over = won > 0
+    out[over] = outcome_probs(won[over])
+    live = np.flatnonzero(~over)
+    for lo in range(0, live.size, 512):
+        idx = live[lo:lo + 512]
+        nxt = np.where(again[idx, None], boards[idx], variant.flip(boards[idx]))
+        k = idx.size
+        pos = np.repeat(nxt, len(ROLLS), axis=0)
+        dice = np.tile(ROLLS, (k, 1))
+        after = variant.legal_afterstates(pos, dice)
+        p = model.probs(after.boards, variant.extra_turn(dice)[after.parent])
+        best = segment_argmax(equity(p).astype(np.float64), after.parent, k * len(ROLLS))
+        reply = p[best].astype(np.float64).reshape(k, len(ROLLS), 5)
+        avg = np.einsum("krc,r->kc", reply, ROLL_WEIGHTS)
+        out[idx] = np.where(again[idx, None], avg, swap(avg))
+    return out.astype(np.float32)
+
+
+@pytest.mark.parametrize("variant", ["standard", "acey_deucey"])
+def test_unfiltered_one_ply_equals_the_previous_one_ply_exactly(variant):
+    model = _model(variant)
+    v, boards, dice, after = _positions(variant, 24 if variant == "standard" else 3, seed=3)
+    if variant == "acey_deucey":                 # a 1-2: the mover rolls again
+        dice[0] = (1, 2)
+        after = v.legal_afterstates(boards, dice)
+    again = v.extra_turn(dice)[after.parent]
+    assert again.any() == (variant == "acey_deucey")
+    if variant == "standard":
+        want = _todays_one_ply(model, after.boards, again)
+        assert np.array_equal(model.one_ply_probs(after.boards, again), want)
+        assert np.array_equal(model.afterstate_probs(after, dice, ply=1), want)
+        before = segment_argmax(equity(want), after.parent, boards.shape[0])
+        assert np.array_equal(model.choose(boards, dice, after, ply=1, root=NO_FILTER), before)
+    else:                                        # a sample of the 1-2's many afterstates, and the rest
+        rows = np.concatenate([np.flatnonzero(again)[::15], np.flatnonzero(~again)])
+        want = _todays_one_ply(model, after.boards[rows], again[rows])
+        assert np.array_equal(model.one_ply_probs(after.boards[rows], again[rows]), want)
+    # before the roll: the same average seen from the player to move
+    m = min(4, boards.shape[0])
+    p = model.pre_roll_probs(boards[:m], ply=1)
+    pos = np.repeat(boards[:m], 21, axis=0)
+    rolls = np.tile(ROLLS, (m, 1))
+    ch = v.legal_afterstates(pos, rolls)
+    q = model.probs(ch.boards, v.extra_turn(rolls)[ch.parent])
+    reply = q[segment_argmax(equity(q), ch.parent, 21 * m)].astype(np.float64).reshape(m, 21, 5)
+    assert np.array_equal(p, np.einsum("krc,r->kc", reply, ROLL_WEIGHTS).astype(np.float32))
+
+
+# ----------------------------------------------------------------------------- a plain reference
+
+def _ref_keep(eq0, filt):
+    ranked = sorted(range(len(eq0)), key=lambda i: (-eq0[i], i))
+    best = eq0[ranked[0]]
+    return sorted(i for r, i in enumerate(ranked)
+                  if (filt.k is None or r < filt.k) and (filt.margin is None or eq0[i] >= best - filt.margin))
+
+
+def _ref_best(model, pos, roll, ply, reply):
+    """(value at `ply`) of the best play of one position and roll, chosen at `ply`."""
+    v = model.variant
+    after = v.legal_afterstates(pos[None], np.asarray(roll, np.int8)[None])
+    again = bool(v.extra_turn(np.asarray(roll)[None])[0])
+    p0 = model.probs(after.boards, np.full(len(after), again))
+    eq0 = [float(equity(p)) for p in p0]
+    if ply == 0:
+        return p0[int(np.argmax(eq0))].astype(np.float64)
+    vals = {i: _ref_value(model, after.boards[i], again, ply, reply) for i in _ref_keep(eq0, reply)}
+    return vals[max(vals, key=lambda i: (equity(vals[i]), -i))]
+
+
+def _ref_value(model, board, again, ply, reply):
+    """The ply-level value of one afterstate by plain recursion, one roll at a time."""
+    v = model.variant
+    if ply == 0:
+        return model.probs(board[None], np.array([again]))[0].astype(np.float64)
+    won = v.winner_points(board[None])[0]
+    if won > 0:
+        return outcome_probs(np.array([won]))[0].astype(np.float64)
+    nxt = board if again else v.flip(board[None])[0]
+    total = np.zeros(5)
+    for roll, w in zip(ROLLS, ROLL_WEIGHTS):
+        b = _ref_best(model, nxt, roll, ply - 1, reply)
+        total += w * (b if again else swap(b))
+    return total
+
+
+def _ref_choose(model, row, dice, ply, root, reply):
+    v = model.variant
+    after = v.legal_afterstates(row[None], np.asarray(dice, np.int8)[None])
+    again = bool(v.extra_turn(np.asarray(dice)[None])[0])
+    p0 = model.probs(after.boards, np.full(len(after), again))
+    keep = _ref_keep([float(equity(p)) for p in p0], root)
+    vals = {i: _ref_value(model, after.boards[i], again, ply, reply) for i in keep}
+    return max(vals, key=lambda i: (equity(vals[i]), -i)), vals
+
+
+def _with_a_finish(v):
+    """A bear-off where some plays win at once (exact values at every depth)."""
+    row = np.zeros((1, v.initial_boards(1).shape[1]), np.int8)
+    row[0, 0], row[0, 1] = 1, 1
+    row[0, 26] = 13                                  # my 13 off, two left on my 1 and 2 points
+    row[0, 18], row[0, 27] = -3, 12                  # theirs: three on my 19 point, 12 off
+    return v.validate(row)
+
+
+@pytest.mark.parametrize("ply,root,reply", [(1, NO_FILTER, REPLY_FILTER), (1, MoveFilter(3, 0.2), REPLY_FILTER),
+                                            (2, MoveFilter(2, 0.3), MoveFilter(2, 0.1))])
+def test_batched_search_equals_a_plain_recursion(ply, root, reply):
+    model = _model("standard", seed=2)
+    v, boards, dice, _ = _positions("standard", 40, seed=11)
+    rows = [boards[7], boards[23]] if ply == 1 else [boards[23]]
+    rolls = [dice[7], dice[23]] if ply == 1 else [dice[23]]
+    rows.append(_with_a_finish(v)[0])
+    rolls.append(np.array([2, 1], np.int8))
+    b, d = np.stack(rows), np.stack(rolls).astype(np.int8)
+    after = v.legal_afterstates(b, d)
+    search = model.search(root, reply)
+    p, searched = search.play_values(after, d, b.shape[0], ply)
+    pick = search.choose(after, d, b.shape[0], ply)
+    for j in range(b.shape[0]):
+        best, vals = _ref_choose(model, b[j], d[j], ply, root, reply)
+        first = int(np.flatnonzero(after.parent == j)[0])
+        assert sorted(i + first for i in vals) == np.flatnonzero(searched & (after.parent == j)).tolist()
+        for i, want in vals.items():
+            np.testing.assert_allclose(p[first + i], want, rtol=0, atol=1e-9)
+        assert pick[j] == first + best
+    # the finishing play of the bear-off is searched and worth exactly a single win
+    last = np.flatnonzero(after.parent == b.shape[0] - 1)
+    won = v.winner_points(after.boards[last]) > 0
+    assert won.any() and np.array_equal(p[last[won]], np.tile([1.0, 0, 0, 0, 0], (won.sum(), 1)))
+
+
+def test_acey_deucey_extra_roll_in_the_recursion():
+    """After a 1-2 the same player rolls again: no perspective swap, at 1 and 2 ply."""
+    model = _model("acey_deucey", seed=4)
+    v, boards, dice, _ = _positions("acey_deucey", 30, seed=2)
+    row, roll = boards[20:21], np.array([[1, 2]], np.int8)
+    after = v.legal_afterstates(row, roll)
+    again = v.extra_turn(roll)[after.parent]
+    assert again.all()
+    pick = np.unique(np.linspace(0, len(after) - 1, 3).astype(int))
+    got = model.search().values(after.boards[pick], again[pick], 1)
+    for g, i in zip(got, pick):
+        np.testing.assert_allclose(g, _ref_value(model, after.boards[i], True, 1, REPLY_FILTER), atol=1e-9)
+    one = after.boards[pick[:1]]
+    tight = MoveFilter(1, 0.05)
+    got2 = model.search(reply=tight).values(one, again[:1], 2)
+    np.testing.assert_allclose(got2[0], _ref_value(model, one[0], True, 2, tight), atol=1e-9)
+
+
+def test_two_ply_pre_roll_and_chunking():
+    model = _model("standard", seed=5)
+    v, boards, dice, after = _positions("standard", 6, seed=9)
+    a = Search(model.probs, v, chunk=512).pre_roll(boards[:3], 2)
+    b = Search(model.probs, v, chunk=1).pre_roll(boards[:3], 2)
+    np.testing.assert_allclose(a, b, atol=1e-12)
+    # before the roll at N ply = the position as the opponent's afterstate at N ply, swapped
+    again = np.zeros(3, bool)
+    np.testing.assert_allclose(a, swap(model.search().values(v.flip(boards[:3]), again, 2)), atol=1e-12)
+    assert ((a >= -1e-9) & (a <= 1 + 1e-9)).all()
+
+
+# ----------------------------------------------------------------------------- the agents
+
+def test_torch_and_exported_agents_run_the_same_search():
+    torch = pytest.importorskip("torch")
+    from abak_rl.agents.neural import NeuralAgent
+    from abak_rl.model.net import EvalNet
+    from abak_rl.model.scorer import Scorer
+    v = get_variant("standard")
+    fs = get_feature_set("td198")
+    torch.manual_seed(0)
+    net = EvalNet(fs.size, hidden=8).eval()
+    neural = NeuralAgent(Scorer(net, fs, v, torch.device("cpu")), ply=2)
+    model = Model(None, fs, v)
+    model.probs = neural.scorer.probs                   # the torch net's 0-ply, read by the Model
+    exported = ExportedAgent(model, ply=2)
+    _, boards, dice, after = _positions("standard", 5, seed=4)
+    again = v.extra_turn(dice)[after.parent]
+    assert np.array_equal(neural.values(after.boards[:6], again[:6], 2),
+                          model.search().values(after.boards[:6], again[:6], 2))
+    assert neural.choose(v, boards, dice, after).tolist() == exported.choose(v, boards, dice, after).tolist()
+    # unfiltered 1-ply of the torch agent: the roll-by-roll average it always computed
+    one = NeuralAgent(neural.scorer, ply=1, root=NO_FILTER)
+    got = one.one_ply_probs(after.boards[:4], again[:4])
+    for i in range(4):
+        np.testing.assert_allclose(got[i], _ref_value(model, after.boards[i], False, 1, REPLY_FILTER), atol=1e-6)
+    assert neural.name == "neural@2ply"
+    for bad in (3, -1, "2", True):
+        with pytest.raises(ValueError, match="ply must be 0, 1 or 2"):
+            NeuralAgent(neural.scorer, ply=bad)
+
+
+def test_filters_change_what_is_searched_not_the_best_0ply_candidate():
+    model = _model("standard", seed=7)
+    v, boards, dice, after = _positions("standard", 30, seed=1)
+    p, searched = model.play_values(after, dice, ply=1)
+    n = boards.shape[0]
+    counts = np.bincount(after.parent[searched], minlength=n)
+    assert counts.max() <= ROOT_FILTER.k and counts.min() >= 1
+    p0 = model.afterstate_probs(after, dice, ply=0)
+    assert searched[segment_argmax(equity(p0), after.parent, n)].all()
+    assert np.array_equal(p[~searched], p0[~searched])       # the others keep their 0-ply values
+    pick = model.choose(boards, dice, after, ply=1)
+    assert searched[pick].all()
+    wide = model.choose(boards, dice, after, ply=1, root=MoveFilter(None, 10.0))
+    assert np.array_equal(wide, model.choose(boards, dice, after, ply=1, root=NO_FILTER))
+
+
+def test_rank_plays_at_two_ply_lists_searched_plays_first():
+    model = _model("standard", seed=3)
+    row = model.variant.initial_boards(1)[0]
+    ranked = model.rank_plays(row, (6, 5), ply=2, root=MoveFilter(3, None))
+    plies = [r.ply for r in ranked]
+    assert plies[:3] == [2, 2, 2] and set(plies[3:]) == {0}
+    eqs = [r.equity for r in ranked[:3]]
+    assert eqs == sorted(eqs, reverse=True)
+    after = model.variant.legal_afterstates(row[None], np.array([[6, 5]], np.int8))
+    assert ranked[0].board.tolist() == after.boards[model.choose(row[None], np.array([[6, 5]]), after, 2,
+                                                                 root=MoveFilter(3, None))[0]].tolist()
+    with pytest.raises(ValueError, match="ply must be 0, 1 or 2"):
+        model.rank_plays(row, (6, 5), ply=3)
+
+
+# ----------------------------------------------------------------------------- specs and commands
+
+PRETRAINED = "checkpoints/pretrained/standard"
+
+
+def test_export_spec_takes_ply_2_and_filter_options():
+    from abak_rl.agents.registry import make_agent, parse_agent_options
+    v = get_variant("standard")
+    agent = make_agent(f"export:{PRETRAINED},ply=2,k=4,reply_margin=0.02", v)
+    assert agent.ply == 2 and agent.root == MoveFilter(4, 0.16) and agent.reply == MoveFilter(2, 0.02)
+    assert make_agent(f"export:{PRETRAINED},ply=1", v).root == ROOT_FILTER
+    assert parse_agent_options("checkpoint:runs/a,b/x.pt,ply=2,margin=none") == \
+        ("runs/a,b/x.pt", 2, {"root": MoveFilter(8, None)})
+    for spec, msg in ((f"export:{PRETRAINED},ply=3", "expected 0, 1 or 2"),
+                      (f"export:{PRETRAINED},ply=1,k=zero", "k='zero'"),
+                      (f"export:{PRETRAINED},k=4", "only with ply=1 or ply=2")):
+        with pytest.raises(ValueError, match=msg):
+            make_agent(spec, v)
+
+
+def test_hint_and_play_accept_ply_2(capsys):
+    from abak_rl.export.cli import hint_main, play_parser
+    assert play_parser().parse_args(["--ply", "2"]).ply == 2
+    rc = hint_main(["--model", PRETRAINED, "--dice", "6", "5", "--ply", "2", "--json"])
+    h = json.loads(capsys.readouterr().out)
+    assert rc == 0 and h["ply"] == 2
+    plies = [p["ply"] for p in h["plays"]]
+    assert plies[0] == 2 and 0 in plies and plies == sorted(plies, reverse=True)
+    assert h["plays"][0]["play"] == "24/18 18/13"      # the opening 6-5 runs a back checker
+    rc = hint_main(["--model", PRETRAINED, "--dice", "6", "5", "--ply", "2", "--top", "9"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "2-ply" in out and "(0-ply)" in out
