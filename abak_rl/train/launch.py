@@ -53,7 +53,7 @@ def parse_argv(argv: list[str]) -> Launch:
         elif a in ("-i", "--info") or a.startswith("--info="):
             if "=" in a:
                 topic = a.split("=", 1)[1]
-            elif nxt in INFO_TOPICS:
+            elif nxt is not None and "=" not in nxt and not nxt.startswith(("-", "~", "+")):
                 topic = nxt
                 i += 1
             else:
@@ -106,6 +106,8 @@ def jobs(overrides: list[str], multirun: bool) -> list[list[str]]:
                           f"(abak-rl train -m {' '.join(overrides)})")
     if not multirun:
         return [list(overrides)]
+    if any(o.key_or_group == "resume" and o.value() is not None for o in parsed):
+        raise ConfigError("resume= cannot be combined with a -m sweep: continue runs one at a time")
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     try:
         batches = BasicSweeper.split_arguments(parsed, None)

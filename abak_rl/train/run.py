@@ -392,9 +392,6 @@ def prepare_jobs(launch) -> list[tuple[list[str], DictConfig]]:
     job_overrides = jobs(launch.overrides, launch.multirun)
     out = [(ov, prepare_config(ov)) for ov in job_overrides]
     if launch.multirun and len(out) > 1:
-        if any(cfg.resume for _, cfg in out):
-            raise cfgmod.ConfigError("resume= cannot be combined with a -m sweep: continue runs one "
-                                     "at a time")
         named = [cfg.run for _, cfg in out if cfg.run not in (None, AUTO)]
         if len(named) == len(out) and len(set(named)) == len(named):
             pass                                   # run= is swept: the names given
