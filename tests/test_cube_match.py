@@ -307,5 +307,34 @@ def test_matchplay_hands_match_aware_agents_an_mwc_utility():
     assert a.seen and not any(a.seen)
     with pytest.raises(ValueError, match="longer than"):
         play_cubeful(v, [a, b], pol, 2, seed=3, match_length=30)
-    r = play_cubeful(v, [a, b], pol, 2, seed=3, match_length=30, met="recursion")
-    assert (r.score.max(1) >= 30).all()
+    r = play_cubeful(v, [a, b], pol, 2, seed=3, match_length=3, met="recursion")
+    assert (r.score.max(1) >= 3).all()
+
+
+# ----------------------------------------------------------------------------- evaluate's keys
+
+def test_evaluate_takes_the_table_the_cube_ply_and_a_fixed_efficiency(tmp_path, capsys):
+    from abak_rl.cli import main
+    out = tmp_path / "m.json"
+    assert main(["evaluate", "agent=heuristic", "opponent=pubeval", "match_length=3", "games=2",
+                 "met=recursion", f"out={out}"]) == 0
+    r = json.loads(out.read_text())
+    assert r["met"] == "recursion" and r["cube_x"] == "auto" and r["cube_ply"] == 0
+    assert main(["evaluate", "agent=heuristic", "opponent=pubeval", "cube=money", "games=2",
+                 "cube_x=0.7", f"out={out}"]) == 0
+    assert json.loads(out.read_text())["cube_x"] == 0.7
+    capsys.readouterr()
+    for args, needle in ((["met=woolsey"], "met='woolsey'"), (["cube_ply=2"], "cube_ply=2")):
+        assert main(["evaluate", "agent=pubeval", "match_length=3", *args]) == 2
+        err = capsys.readouterr().err
+        assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_one_ply_cube_runs_on_an_exported_net():
+    from abak_rl.evaluate.cube_match import make_policy, run_cube_match
+    spec = "export:" + str(ROOT / "checkpoints" / "pretrained" / "standard")
+    r = run_cube_match(spec, "pubeval", games=2, cube_ply=1, agent_cube="janowski",
+                       opponent_cube="never")
+    assert r["cube_ply"] == 1 and r["agent_cube"] == "JanowskiCube"
+    with pytest.raises(ValueError, match="1-ply cube needs"):
+        make_policy("janowski", type("A", (), {"name": "x", "cube_probs": lambda *a: None})(), ply=1)

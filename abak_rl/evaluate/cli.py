@@ -18,7 +18,10 @@ EVALUATE = {
     "judge": (str, "none"), "judge_plies": (int, 0),
     # the doubling cube (docs/evaluation.md): cube=money, or match_length=N for matches
     "cube": (str, "none"), "match_length": (int, 0), "jacoby": (bool, False),
-    "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"), "cube_x": (float, 0.68),
+    "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"),
+    # Janowski's cube (docs/cube.md): cube_x=N fixes the efficiency (default: by position
+    # class), 0 or 1 ply, and the match equity table
+    "cube_x": (float, None), "cube_ply": (int, 0), "met": (str, "kazaross-xg2"),
 }
 TOURNAMENT = {
     "agents": (list, REQUIRED), "games": (int, 2000), "variant": (str, "standard"),
@@ -119,12 +122,19 @@ def _evaluate_games(a: dict) -> int:
         raise ArgError(f"evaluate: match_length={a['match_length']}: expected 0 (money) or more")
     if a["cube"] == "match" and not a["match_length"]:
         raise ArgError("evaluate: cube=match needs match_length=N")
+    a = dict(a, cube_x="auto" if a["cube_x"] is None else a["cube_x"])
+    if a["cube_ply"] not in (0, 1):
+        raise ArgError(f"evaluate: cube_ply={a['cube_ply']}: expected 0 or 1")
+    from ..engine.cube import MET_CHOICES
+    if a["met"] not in MET_CHOICES:
+        raise ArgError(f"evaluate: met={a['met']!r}: expected one of {', '.join(MET_CHOICES)}")
     if a["cube"] != "none" or a["match_length"]:
         from .cube_match import format_cube_match, run_cube_match
         r = run_cube_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"],
                            match_length=a["match_length"], jacoby=a["jacoby"],
                            agent_cube=a["agent_cube"], opponent_cube=a["opponent_cube"],
-                           cube_x=a["cube_x"], batch=a["batch"], records=a["records"] or None)
+                           cube_x=a["cube_x"], batch=a["batch"], records=a["records"] or None,
+                           met=a["met"], cube_ply=a["cube_ply"])
         print(format_cube_match(r))
         _report_records(a, r)
         if a["out"]:

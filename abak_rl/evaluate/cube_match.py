@@ -56,7 +56,14 @@ def check_records_path(path: str, variant, match_length: int = 0, jacoby: bool =
         raise ValueError(f"records={path}: " + mat_refusal([{"match_length": 0}]))
 
 
-def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0, jacoby: bool = False):
+def afterstate_fn_for(agent):
+    """The afterstate evaluator (boards, again) -> [m, 5] of a neural or exported agent, else None
+    (what a 1-ply cube plays each roll with)."""
+    scorer = getattr(agent, "scorer", None) or getattr(agent, "model", None)
+    return getattr(scorer, "probs", None) if scorer is not None else None
+
+
+def make_policy(kind: str, agent, x="auto", seed: int = 0, jacoby: bool = False, ply: int = 0):
     if kind not in POLICIES:
         raise ValueError(f"cube policy {kind!r}: expected one of {', '.join(POLICIES)}")
     if kind == "gnubg" or (kind == "auto" and callable(getattr(agent, "cube_policy", None))):
@@ -69,7 +76,10 @@ def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0, jacoby: bool =
     if kind == "janowski":
         if fn is None:
             raise ValueError(f"cube policy janowski needs an agent with an evaluator, not {agent.name!r}")
-        return JanowskiCube(fn, x)
+        after = afterstate_fn_for(agent) if ply else None
+        if ply and after is None:
+            raise ValueError(f"a 1-ply cube needs an agent with an afterstate evaluator, not {agent.name!r}")
+        return JanowskiCube(fn, x, ply=ply, afterstate_fn=after)
     if kind == "threshold":
         return ThresholdCube()
     if kind == "random":
@@ -79,8 +89,8 @@ def make_policy(kind: str, agent, x: float = 0.68, seed: int = 0, jacoby: bool =
 
 def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, seed: int = 0, *,
                    match_length: int = 0, jacoby: bool = False, agent_cube: str = "auto",
-                   opponent_cube: str = "auto", cube_x: float = 0.68, batch: int = 1000,
-                   records: str | None = None) -> dict:
+                   opponent_cube: str = "auto", cube_x="auto", batch: int = 1000,
+                   records: str | None = None, met: str = "kazaross-xg2", cube_ply: int = 0) -> dict:
     """Cubeful money games (match_length=0) or matches; `games` counts games or matches (even).
 
     records: also write every game, cube actions included (evaluate/cube_records.py; the slots
@@ -92,10 +102,13 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
                          f"both seats), got {games!r}")
     if records:
         check_records_path(records, variant, match_length, jacoby)
+        if match_length and met != "kazaross-xg2":
+            raise ValueError(f"records= plays matches with the default match equity table; "
+                             f"met={met} is not supported with records")
     a = resolve(agent, variant, seed)
     b = resolve(opponent, variant, seed + 1)
-    pa = make_policy(agent_cube, a, cube_x, seed, jacoby)
-    pb = make_policy(opponent_cube, b, cube_x, seed + 1, jacoby)
+    pa = make_policy(agent_cube, a, cube_x, seed, jacoby, cube_ply)
+    pb = make_policy(opponent_cube, b, cube_x, seed + 1, jacoby, cube_ply)
     legs: list = [[], []]
     pairs = games // 2
     first, second = np.empty(pairs, np.int64), np.empty(pairs, np.int64)
@@ -120,9 +133,9 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
                 drops += sum(t.get("cube") == "drop" for r in slot for t in r["turns"])
             continue
         r1 = play_cubeful(variant, [a, b], [pa, pb], ids.size, seed, match_length=match_length,
-                          jacoby=jacoby, game_ids=ids)
+                          jacoby=jacoby, game_ids=ids, met=met)
         r2 = play_cubeful(variant, [b, a], [pb, pa], ids.size, seed, match_length=match_length,
-                          jacoby=jacoby, game_ids=ids)
+                          jacoby=jacoby, game_ids=ids, met=met)
         first[ids], second[ids] = r1.seat0_points, -r2.seat0_points
         doubles += int(r1.doubles.sum() + r2.doubles.sum())
         drops += int(r1.drops.sum() + r2.drops.sum())
@@ -132,6 +145,7 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
               "seed": int(seed), "cube": "match" if match_length else "money",
               "match_length": int(match_length), "jacoby": bool(jacoby),
               "agent_cube": type(pa).__name__, "opponent_cube": type(pb).__name__,
+              "cube_x": cube_x, "cube_ply": int(cube_ply), "met": met if match_length else None,
               "games_played": played, "doubles_per_game": doubles / played,
               "drops_per_game": drops / played, "seconds": elapsed}
     if records:
