@@ -138,7 +138,10 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None, command: 
     if resume is not None:
         check_resumable(resume)
     try:
-        opponents = make_opponents(list(E.opponents), int(E.seed), variant.name)
+        opponents = make_opponents(list(E.opponents), int(E.seed), variant.name,
+                                   judge={"kind": E.get("judge"), "plies": E.get("judge_plies", 0),
+                                          "games": E.get("judge_games", 100),
+                                          "opponent": E.get("judge_opponent", "pubeval")})
     except (ValueError, RuntimeError) as e:
         raise cfgmod.ConfigError(f"config key eval.opponents: {e}") from None
     # -- the run folder: claimed for this run only, locked while it lives ---------------------
