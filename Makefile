@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install train test bench clean
+.PHONY: install train test bench clean gnubg
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -21,8 +21,19 @@ install: $(STAMP)
 train: $(STAMP)
 	$(BIN)/abak-rl train $(ARGS)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest $(ARGS)
+# GNU Backgammon, the program, for the tests that drive it (docs/gnubg.md): installed from
+# Debian when we are root and apt-get is there; otherwise (or if the install fails) those tests
+# skip and say why (-rs lists the reasons).
+gnubg:
+	@if command -v gnubg >/dev/null 2>&1 || [ -x /usr/games/gnubg ] || [ -n "$$ABAK_GNUBG" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing GNU Backgammon (apt-get install gnubg) for the tests that drive it"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg) >/dev/null 2>&1 \
+	    || echo "could not install gnubg: the tests that need it will skip"; \
+	else echo "gnubg is not installed (installing it needs root and apt-get): the tests that need it will skip"; fi
+
+test: $(STAMP) gnubg
+	$(BIN)/python -m pytest -rs $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_movegen.py $(ARGS)
