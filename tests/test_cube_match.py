@@ -338,3 +338,39 @@ def test_one_ply_cube_runs_on_an_exported_net():
     assert r["cube_ply"] == 1 and r["agent_cube"] == "JanowskiCube"
     with pytest.raises(ValueError, match="1-ply cube needs"):
         make_policy("janowski", type("A", (), {"name": "x", "cube_probs": lambda *a: None})(), ply=1)
+
+
+def test_the_neural_agent_plays_by_the_utility_it_is_handed(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        from test_export import make_checkpoint
+    finally:
+        sys.path.pop(0)
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.engine.common import segment_argmax
+    from abak_rl.export.sample import sample_positions
+    from abak_rl.model.outcomes import equity
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, seed=1)
+    v = get_variant("standard")
+    agent = load_neural_agent(tmp_path / "c.pt", v)
+    boards, dice = sample_positions(v, 20, seed=2)
+    after = v.legal_afterstates(boards, dice)
+    # a utility that prefers the lowest win chance picks other plays than equity does
+    seen = {}
+
+    def utility(p, parent):
+        seen["probs"] = np.asarray(p)
+        return -np.asarray(p)[:, 0]
+    pick = agent.choose(v, boards, dice, after, utility=utility)
+    assert (pick == segment_argmax(-seen["probs"][:, 0], after.parent, 20)).all()
+    plain = agent.choose(v, boards, dice, after)
+    assert (plain == segment_argmax(equity(seen["probs"]), after.parent, 20)).all()
+    assert (pick != plain).any()
+    # at a match score the MWC utility is what play_cubeful hands it
+    met = load_met()
+    from abak_rl.engine.matchplay import _match_utility
+    u = _match_utility(met, np.full(20, 1), np.full(20, 5), np.ones(20, int))
+    mwc_pick = agent.choose(v, boards, dice, after, utility=u)
+    want = mwc_from_probs(seen["probs"], np.ones(len(after), int), np.full(len(after), 5),
+                          np.ones(len(after), int), met)
+    assert (mwc_pick == segment_argmax(want, after.parent, 20)).all()
