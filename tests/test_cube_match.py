@@ -374,3 +374,23 @@ def test_the_neural_agent_plays_by_the_utility_it_is_handed(tmp_path):
     want = mwc_from_probs(seen["probs"], np.ones(len(after), int), np.full(len(after), 5),
                           np.ones(len(after), int), met)
     assert (mwc_pick == segment_argmax(want, after.parent, 20)).all()
+
+
+@pytest.mark.parametrize("variant", ["abak", "acey_deucey", "nackgammon"])
+def test_efficiency_and_one_ply_cube_run_on_every_variant(variant):
+    from abak_rl.export.sample import sample_positions
+    v = get_variant(variant)
+    x = cube_efficiency(v, v.initial_boards(2))
+    assert x.tolist() == [0.68, 0.68]                   # the start is contact everywhere
+    boards, _ = sample_positions(v, 6, seed=1)
+
+    def afterstate_fn(b, again):                         # a pip-count stand-in for a net
+        from abak_rl.agents.cube_policies import pip_win_estimate
+        p = 1.0 - pip_win_estimate(v, v.flip(b))
+        return np.stack([p, 0.1 * p, 0 * p, 0.1 * (1 - p), 0 * p], 1)
+    pol = JanowskiCube(lambda variant, b: None, ply=1, afterstate_fn=afterstate_fn)  # 1-ply: no probs_fn
+    met = load_met()
+    n = boards.shape[0]
+    ctx = CubeContext(np.ones(n, int), np.zeros(n, int), np.full(n, 5), np.full(n, 3), met)
+    d, eq = pol.decide(v, boards, ctx)
+    assert d.shape == (n,) and np.isfinite(eq).all() and ((0 <= eq) & (eq <= 1)).all()
