@@ -173,3 +173,46 @@ def test_installed_command_dispatches_here():
     bad = subprocess.run([str(exe), "moves", "--position-id", "4HPwATDgc/ABMA", "--dice", "0", "1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "dice must be" in bad.stderr
+
+
+def test_position_from_a_file_with_at(tmp_path, capsys):
+    f = tmp_path / "pos.json"
+    f.write_text(json.dumps(START))
+    code, lines, _ = run(capsys, "--position", f"@{f}", "--dice", "3", "1")
+    code2, lines2, _ = run(capsys, "--position", json.dumps(START), "--dice", "3", "1")
+    assert code == code2 == 0 and lines == lines2 and lines
+    code, _, err = run(capsys, "--position", f"@{tmp_path}/missing.json", "--dice", "3", "1")
+    assert code == 2 and "cannot read" in err and "Traceback" not in err
+
+
+def test_binary_batch_file_is_one_clear_line(tmp_path, capsys):
+    f = tmp_path / "blob.bin"
+    f.write_bytes(bytes(range(256)) * 4)
+    code, lines, err = run(capsys, "--batch", str(f))
+    assert code == 2 and lines == []
+    assert err.count("\n") == 1 and "not UTF-8 text" in err and "Traceback" not in err
+
+
+def test_keep_going_answers_good_lines_and_marks_bad_ones(tmp_path, capsys):
+    good = json.dumps({"position": START, "dice": [3, 1]})
+    bad_board = dict(START, board=[1] + START["board"][1:])            # 16 checkers for the mover
+    text = "\n".join([good, "{not json", json.dumps({"position": bad_board, "dice": [3, 1]}),
+                      json.dumps({"position": START, "dice": [7, 1]}), good]) + "\n"
+    f = tmp_path / "mixed.jsonl"
+    f.write_text(text)
+    code, lines, err = run(capsys, "--batch", str(f), "--keep-going")
+    assert code == 1 and err == "" and len(lines) == 5
+    def plays(line):              # the afterstates (a play's name may differ between batches)
+        return sorted(json.dumps(a["position"]) for a in line["afterstates"])
+    assert plays(lines[0]) == plays(lines[4]) == plays({"afterstates": run_one(capsys)})
+    assert lines[1]["error"].startswith("line 2: malformed JSON")
+    assert lines[2]["error"].startswith("line 3: bad position") and "16 checkers" in lines[2]["error"]
+    assert lines[3]["error"].startswith("line 4: dice must be")
+    code, lines, err = run(capsys, "--batch", str(f))                 # without: all or nothing
+    assert code == 2 and lines == [] and "line 2" in err
+
+
+def run_one(capsys):
+    code, lines, _ = run(capsys, "--position", json.dumps(START), "--dice", "3", "1")
+    assert code == 0
+    return lines

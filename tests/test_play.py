@@ -155,3 +155,42 @@ def test_command_line_entry_point(bot):
     proc = subprocess.run([sys.executable, "-m", "abak_rl.cli", "play", "--model", str(bot.parent / "nope")],
                           input="", capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "not found" in proc.stderr
+
+
+def test_one_checkers_moves_may_be_joined():
+    plays = ["18/16 16/13", "24/21 13/11", "18/15 13/11"]
+    assert match_play("18/13", plays) == 0                  # one checker, both dice
+    assert match_play("18/16/13", plays) == 0
+    assert match_play("13/11 18/15", plays) == 2
+    hits = ["18/16* 16/13", "18/15 15/13", "24/21 13/11"]   # two ways there, two afterstates
+    with pytest.raises(ValueError, match=r"fits several legal plays \(1\. 18/16\* 16/13; 2\. 18/15"):
+        match_play("18/13", hits)
+    assert match_play("18/16*/13", hits) == 0               # the path names which one
+    assert match_play("bar(S)/22 22/16", ["bar(G)/22 6/1", "bar(S)/22 22/16"]) == 1
+    with pytest.raises(ValueError, match="not a legal play"):
+        match_play("18/10", plays)
+
+
+def test_dice_high_low_and_long_lists_are_cut(bot):
+    from abak_rl.export.play import LIST_MAX, TerminalGame, dice_text
+    from abak_rl.inference import load_exported
+    assert dice_text((1, 6)) == "6-1" and dice_text([4, 4]) == "4-4"
+    out = io.StringIO()
+    game = TerminalGame(load_exported(bot), 1, stdout=out)
+    game.list_plays([f"{p}/1" for p in range(2, 86)])
+    lines = out.getvalue().splitlines()
+    assert len(lines) == LIST_MAX + 1 and "... and 64 more" in lines[-1]
+    rc, text = play(bot, ["--seed", "3"], limit=40)
+    import re
+    rolls = re.findall(r"(?:You rolled|the bot rolled) (\d)-(\d)", text)
+    assert rolls and all(a >= b for a, b in rolls)
+    assert all(len(re.findall(r"^ +\d+\. ", chunk, re.M)) <= LIST_MAX
+               for chunk in text.split("Legal plays:")[1:])
+
+
+def test_abak_board_has_a_legend_of_the_classes():
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.io.diagram import diagram
+    pic = diagram(get_variant("abak").initial_boards(1)[0], "abak")
+    assert "S soldier, G general, D druid, K guard, O odd wounded, E even wounded" in pic
+    assert "soldier" not in diagram(get_variant("standard").initial_boards(1)[0], "standard")

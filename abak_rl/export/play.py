@@ -2,9 +2,12 @@
 
 The human is X (upper case in Abak) and always sees the board from its own side; the bot is O.
 The board is drawn after every move (io/diagram.py). On its turn the human sees the dice and
-the legal plays numbered, and enters a number or a play in the usual notation (`24/21 13/11`,
-`8/5(2)`; hit and trap marks optional, moves in any order when that is unambiguous). Other
-commands: `hint` (the bot's top plays for you), `board`, `help`, `quit`. With --cube the human
+the legal plays numbered (at most LIST_MAX of them; `list` shows all), and enters a number or a
+play in the usual notation (`24/21 13/11`, `8/5(2)`; hit and trap marks optional, moves in any
+order when that is unambiguous; one checker's moves may be joined, `18/16/13` or `18/13` for
+`18/16 16/13`: a typed play is matched against the legal plays by where it takes the mover's
+checkers, so it is accepted when exactly one legal afterstate fits). Dice show high-low. Other
+commands: `hint` (the bot's top plays for you), `board`, `list`, `help`, `quit`. With --cube the human
 may type `double` before rolling; the bot takes or drops with Janowski's rule on its own
 evaluation (agents/cube_policies.py JanowskiCube), and doubles the human when that rule says so.
 
@@ -24,6 +27,7 @@ from ..engine.cube import CENTRED, CubeContext, CubeState
 from ..inference import Model
 
 HUMAN, BOT = 0, 1
+LIST_MAX = 20           # plays listed before "... and N more" (a doubles roll can have 80+)
 RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 
@@ -36,11 +40,48 @@ def _normalise(text: str) -> str:
     t = re.sub(r"\s+", " ", t)
     # 8/5(2) -> 8/5 8/5
     t = re.sub(r"(\S+)\((\d)\)", lambda m: " ".join([m.group(1)] * int(m.group(2))), t)
-    return t
+    # 18/16*/13 -> 18/16* 16/13 (one checker's moves written as a chain)
+    return " ".join(_unchain(w) for w in t.split())
+
+
+def _unchain(word: str) -> str:
+    head, _, rest = word.rpartition(":") if re.match(r"^[a-z]:", word) else ("", "", word)
+    parts = rest.split("/")
+    if len(parts) <= 2:
+        return word
+    prefix = head + ":" if head else ""
+    return " ".join(f"{prefix}{a}/{b}" for a, b in
+                    zip([parts[0]] + [x.rstrip("*^") for x in parts[1:-1]], parts[1:]))
 
 
 def _tokens(text: str) -> tuple:
     return tuple(sorted(_normalise(text).replace("*", "").replace("^", "").split()))
+
+
+_PLACE = {"bar": 25, "pool": 26, "off": 0}
+
+
+def _place(word: str) -> int | None:
+    word = re.sub(r"^bar\([a-z]\)$", "bar", word)          # Abak: bar(g) = the bar
+    if word in _PLACE:
+        return _PLACE[word]
+    return int(word) if word.isdigit() and 1 <= int(word) <= 24 else None
+
+
+def net_effect(text: str) -> tuple | None:
+    """Where a play takes the mover's checkers: sorted (place, change) pairs, the chain
+    18/16/13 and the pair 18/16 16/13 alike (None when `text` is not plays in notation)."""
+    net: dict[int, int] = {}
+    words = _normalise(text).replace("*", "").replace("^", "").split()
+    if not words:
+        return None
+    for w in words:
+        places = [_place(x) for x in re.sub(r"^[a-z]:", "", w).split("/")]
+        if len(places) < 2 or None in places:
+            return None
+        net[places[0]] = net.get(places[0], 0) - 1
+        net[places[-1]] = net.get(places[-1], 0) + 1
+    return tuple(sorted((k, v) for k, v in net.items() if v))
 
 
 def match_play(text: str, plays: list[str]) -> int:
@@ -63,6 +104,14 @@ def match_play(text: str, plays: list[str]) -> int:
     if len(loose) > 1:
         nums = ", ".join(str(i + 1) for i in loose)
         raise ValueError(f"{t!r} fits several legal plays ({nums}); enter its number")
+    want = net_effect(t)
+    if want is not None:
+        same = [i for i, p in enumerate(plays) if net_effect(p) == want]
+        if len(same) == 1:
+            return same[0]
+        if len(same) > 1:
+            shown = "; ".join(f"{i + 1}. {plays[i]}" for i in same[:6]) + ("; ..." if len(same) > 6 else "")
+            raise ValueError(f"{t!r} fits several legal plays ({shown}); enter its number")
     if not re.search(r"\d+/|bar/|pool/", norm):
         raise ValueError(f"{t!r} is neither a play number nor a play like 24/21 13/11; type help")
     return _explain_illegal(t, plays)
@@ -71,11 +120,17 @@ def match_play(text: str, plays: list[str]) -> int:
 def _explain_illegal(t: str, plays: list[str]) -> int:
     moves = _tokens(t)
     sizes = {len(_tokens(p)) for p in plays}
-    if sizes and len(moves) not in sizes and len(sizes) == 1:
+    if sizes and len(sizes) == 1 and len(moves) > max(sizes):    # fewer may be joined moves
         n = sizes.pop()
         raise ValueError(f"{t!r} is not legal: a legal play here moves {n} checker step(s), "
                          f"this one {len(moves)}")
     raise ValueError(f"{t!r} is not a legal play with these dice; pick one from the list")
+
+
+def dice_text(dice) -> str:
+    """A roll as players say it, high die first: 6-3."""
+    a, b = int(dice[0]), int(dice[1])
+    return f"{max(a, b)}-{min(a, b)}"
 
 
 def _isatty(stream) -> bool:
@@ -139,7 +194,7 @@ class TerminalGame:
     def human_turn(self, board: np.ndarray, dice: np.ndarray) -> int:
         after = self.variant.legal_afterstates(board[None], dice[None], with_plays=True)
         plays = after.plays
-        d = f"{dice[0]}-{dice[1]}"
+        d = dice_text(dice)
         if len(plays) == 1:
             if plays[0]:
                 self.say(f"You rolled {d}: your only play is {plays[0]}")
@@ -147,14 +202,17 @@ class TerminalGame:
                 self.say(f"You rolled {d}: you cannot move")
             return 0
         self.say(f"You rolled {d}. Legal plays:")
-        for i, p in enumerate(plays):
-            self.say(f"  {i + 1:>3}. {p}")
+        self.list_plays(plays)
         while True:
             line = self.ask(f"Your play (1-{len(plays)} or notation; help): ")
             low = line.lower()
             if low in ("help", "?", "h"):
                 self.say("Enter a play number or a play like 24/21 13/11 (8/5(2) for doubles, moves "
-                         "in any order); hint = the bot's advice; board = draw the board; quit = leave.")
+                         "in any order, 18/16/13 or 18/13 for one checker's moves); hint = the bot's "
+                         "advice; board = draw the board; list = all legal plays; quit = leave.")
+                continue
+            if low == "list":
+                self.list_plays(plays, limit=None)
                 continue
             if low == "board":
                 self.draw(board, HUMAN, note=f"you rolled {d}")
@@ -171,6 +229,14 @@ class TerminalGame:
                 return match_play(line, plays)
             except ValueError as e:
                 self.say(f"Not accepted: {e}")
+
+    def list_plays(self, plays: list[str], limit: int | None = LIST_MAX) -> None:
+        shown = plays if limit is None else plays[:limit]
+        for i, p in enumerate(shown):
+            self.say(f"  {i + 1:>3}. {p}")
+        if len(shown) < len(plays):
+            self.say(f"  ... and {len(plays) - len(shown)} more (type a play in notation, or list "
+                     f"to see all {len(plays)})")
 
     def human_cube_action(self, board: np.ndarray) -> int | None:
         """Before the human's roll: None to roll on, or the points the human wins (bot drops)."""
@@ -233,12 +299,12 @@ class TerminalGame:
                 k = self.human_turn(board, dice)
                 play = after.plays[k]
                 new = after.boards[k]
-                note = f"you played {play or '(no play)'} with {dice[0]}-{dice[1]}"
+                note = f"you played {play or '(no play)'} with {dice_text(dice)}"
             else:
                 after = v.legal_afterstates(board[None], dice[None], with_plays=True)
                 k = int(self.model.choose(board[None], dice[None], after, ply=self.ply)[0])
                 play, new = after.plays[k], after.boards[k]
-                note = f"the bot rolled {dice[0]}-{dice[1]} and played {play or '(no play)'} (its own point numbers)"
+                note = f"the bot rolled {dice_text(dice)} and played {play or '(no play)'} (its own point numbers)"
             turns += 1
             won = int(v.winner_points(new[None])[0])
             self.draw(new, mover, note=note)

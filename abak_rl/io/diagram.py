@@ -99,5 +99,10 @@ def _side_lines(row: np.ndarray, variant: str, me: str, opp: str) -> list[str]:
             lines.append(f" pool (not entered): {me} {r[cb.POOL]}  {opp} {r[cb.OPP_POOL]}")
     lines.append(f" off: {me} {off[0]}  {opp} {off[1]}")
     lines.append(f" pips: {me} {pips[0]}  {opp} {pips[1]}")
+    if variant == "abak":
+        lines.append(" " + ABAK_LEGEND)
     return lines
+
+
+ABAK_LEGEND = "classes: S soldier, G general, D druid, K guard, O odd wounded, E even wounded"
 
