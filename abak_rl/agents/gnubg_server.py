@@ -168,6 +168,7 @@ OPS = {"move": _moves, "cube": _cube, "eval": _eval, "read": _read, "analyze": _
 def main():
     out = os.fdopen(int(os.environ["ABAK_GNUBG_FD"]), "w", buffering=1)
     gnubg.command("set display off")
+    gnubg.command("set threads 1")     # one request at a time; leave the other cores alone
     out.write(json.dumps({"ok": True, "result": "ready"}) + "\n")
     for line in sys.stdin:
         if not line.strip():
