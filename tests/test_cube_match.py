@@ -394,3 +394,13 @@ def test_efficiency_and_one_ply_cube_run_on_every_variant(variant):
     ctx = CubeContext(np.ones(n, int), np.zeros(n, int), np.full(n, 5), np.full(n, 3), met)
     d, eq = pol.decide(v, boards, ctx)
     assert d.shape == (n,) and np.isfinite(eq).all() and ((0 <= eq) & (eq <= 1)).all()
+
+
+def test_match_cube_ab_script_runs_and_refuses_bad_input():
+    script = ROOT / "scripts" / "match_cube_ab.py"
+    r = subprocess.run([sys.executable, str(script), "--matches", "2", "--length", "2"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "2 matches to 2" in r.stdout and "% ±" in r.stdout
+    r = subprocess.run([sys.executable, str(script), "--matches", "3"], capture_output=True, text=True)
+    assert r.returncode == 2 and "even" in r.stderr and "Traceback" not in r.stderr
