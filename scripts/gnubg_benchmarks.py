@@ -62,8 +62,12 @@ def judge(agent: str, games: int, plies: int, seed: int) -> dict:
             rows = {x["player"]: x for x in analyze_files(fs, plies)}
             out["by_opponent"][opp]["agent"] = rows[me]
             out["by_opponent"][opp]["opponent"] = rows[player_name(opp)]
-        both = {x["player"]: x for x in analyze_files(files["pubeval"] + files["gnubg:plies=0"], plies)}
-        out["agent_over_both"] = both[me]
+        rows = [out["by_opponent"][o]["agent"] for o in files]
+        unforced = sum(r["unforced_moves"] for r in rows)
+        out["agent_over_both"] = {
+            "unforced_moves": unforced, "games": sum(r["games"] for r in rows),
+            "error_rate_memg": sum(r["error_rate_memg"] * r["unforced_moves"] for r in rows) / unforced,
+            **{k: sum(r[k] for r in rows) for k in ("doubtful", "bad", "very_bad")}}
         out["analysis_seconds"] = time.perf_counter() - t0
     return out
 
