@@ -153,3 +153,25 @@ def test_render_draws_the_board_and_observations_follow_the_agent():
     assert (env.observe(other)["board"] == v.flip(env.observe(me)["board"][None])[0]).all()
     assert env.observe(other)["action_mask"].sum() == 0 < env.observe(me)["action_mask"].sum()
     assert env.metadata["feature_set"]["name"] == "abak_stack"
+
+
+def test_abak_entry_classes_are_found_whether_or_not_the_notation_names_them():
+    import re
+    from abak_rl.envs.actions import _abak_actions, _parse_abak
+    v = get_variant("abak")
+    b, d = random_play_positions(v, 6, 2)
+    multi = np.flatnonzero((b[:, 120:126] > 0).sum(1) >= 2)   # two classes on the bar
+    assert multi.size
+    after = v.legal_afterstates(b[multi], d[multi], with_plays=True)
+    checked = 0
+    for i, play in enumerate(after.plays):
+        if "bar" not in play:
+            continue
+        j = multi[after.parent[i]]
+        dd = (int(d[j, 0]), int(d[j, 1]))
+        dd = dd * 2 if dd[0] == dd[1] else dd
+        named = _abak_actions(*_parse_abak(play, dd), b[j], after.boards[i])
+        bare = re.sub(r"bar\(\w\)", "bar", play)
+        assert _abak_actions(*_parse_abak(bare, dd), b[j], after.boards[i]) == named, play
+        checked += 1
+    assert checked > 0

@@ -127,7 +127,8 @@ def _parse_classic(play: str, dice: tuple) -> tuple[tuple[int, ...], tuple[int, 
 
 
 def _parse_abak(play: str, dice: tuple) -> tuple[list, tuple[int, ...]]:
-    """(movements as (kind, point, die) with kind 'f'/'b'/'bar', marks) in the order played."""
+    """(movements as (kind, point, die) with kind 'f'/'b'/'bar', marks) in the order played;
+    for an entry the "point" is the class when the notation names it, else 0."""
     key = ("a", play, dice)
     hit = _CACHE.get(key)
     if hit is not None:
@@ -136,8 +137,9 @@ def _parse_abak(play: str, dice: tuple) -> tuple[list, tuple[int, ...]]:
     for token in play.split():
         mark = {"*": HIT, "^": TRAP}.get(token[-1], 0)
         frm, to = token.rstrip("*^").split("/")
-        if frm == "bar":
-            moves.append((25, 25 - int(to), ("bar", 0)))
+        if frm.startswith("bar"):   # `bar/22`, or `bar(G)/22` where the notation names the class
+            cls = ab.LETTERS.index(frm[4]) + 1 if frm.startswith("bar(") else 0
+            moves.append((25, 25 - int(to), ("bar", cls)))
         elif to == "off":
             moves.append((int(frm), None, ("f", int(frm) - 1)))
         else:
@@ -159,12 +161,12 @@ def _abak_action(kind: str, p: int, die: int, cls: int) -> int:
 
 
 def _abak_actions(moves, marks, before: np.ndarray, after: np.ndarray) -> tuple[int, ...]:
-    """Action ids of one Abak play; the class of each bar entry is read off the boards (the
-    notation does not say it): the bar's loss, and where two classes entered, the order that
-    carried out gives the afterstate."""
+    """Action ids of one Abak play. Where the notation does not name an entering checker's
+    class (`bar/22`), it is read off the boards: the bar's loss, and where two classes entered,
+    the order that carried out gives the afterstate."""
     n_bar = sum(1 for k, _, _ in moves if k == "bar")
-    if n_bar == 0:
-        return tuple(_abak_action(k, p, d, 0) for k, p, d in moves)
+    if n_bar == 0 or all(p for k, p, _ in moves if k == "bar"):   # no entry, or classes named
+        return tuple(_abak_action(k, p, d, p) for k, p, d in moves)
     lost = before[ab.BAR:ab.BAR + 6].astype(int) - after[ab.BAR:ab.BAR + 6]
     entered = [c + 1 for c in range(6) for _ in range(int(lost[c]))]
     orders = [tuple(entered)] if len(set(entered)) == 1 else sorted(set(permutations(entered)))
