@@ -78,6 +78,9 @@ def apply_play(row: np.ndarray, play: str) -> np.ndarray:
         if token[-1] in "*^":
             token, mark = token[:-1], token[-1]
         src, dst = token.split("/")
+        if src.startswith("bar(") and src.endswith(")"):       # bar(G): the class that enters
+            assert cls is None or cls == code(src[4]), token
+            src, cls = "bar", code(src[4])
         if src == "bar":
             present = [i + 1 for i in range(6) if row[BAR + i] > 0]
             if cls is None:

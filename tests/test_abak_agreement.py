@@ -23,6 +23,7 @@ def play_kinds(play: str) -> set[str]:
     kinds, prev = set(), None
     for move in play.split():
         src, dst = move.split("/")
+        src = "bar" if src.startswith("bar") else src      # bar(G): an entry, class named
         to = dst.rstrip("*^")
         if dst.endswith("^"):
             kinds.add("trap")

@@ -39,9 +39,8 @@ def stacked(columns: dict) -> np.ndarray:
 
 
 def plays(row: np.ndarray, dice) -> dict[str, np.ndarray]:
-    """Play -> afterstate. Distinct afterstates may share a play string only through bar
-    entries of different classes (`bar/20` does not name the class); tests needing those use
-    `afterstates`."""
+    """Play -> afterstate (every play string names one afterstate: an entry names its class,
+    `bar(G)/20`)."""
     a = legal_afterstates(row[None], np.array([dice]), with_plays=True)
     return {p: b for p, b in zip(a.plays, a.boards)}
 
@@ -194,7 +193,18 @@ def test_general_moves_backward_only_while_another_checker_is_outside():
 def test_general_entering_from_the_bar_may_then_go_backward():
     row = stacked({10: "S", 1: "s"})
     row[ab.BAR + ab.GENERAL - 1] = 1
-    assert "bar/20 20/21" in plays(row, (5, 1))
+    assert "bar(G)/20 20/21" in plays(row, (5, 1))
+
+
+def test_entries_of_different_classes_print_different_plays():
+    """Two classes on the bar: each entry names its class, so the plays of distinct
+    afterstates are distinct strings (`bar/22` alone was printed for both)."""
+    row = stacked({1: "s"})
+    row[ab.BAR + ab.GENERAL - 1] = 1
+    row[ab.BAR + ab.SOLDIER - 1] = 1
+    a = legal_afterstates(row[None], np.array([[3, 2]]), with_plays=True)
+    assert len(set(a.plays)) == len(a.plays) == len({b.tobytes() for b in a.boards})
+    assert {"bar(G)/22 bar(S)/23", "bar(S)/22 bar(G)/23"} <= set(a.plays)
 
 
 def test_wounded_parity_on_the_board_but_not_entering_or_bearing_off():
@@ -309,7 +319,7 @@ def test_large_expansions_are_chunked_and_agree():
 def _replay(before: np.ndarray, play: str, after: np.ndarray) -> list[str]:
     """Replay a recorded play on `before`; return the rule violations seen (empty = fine).
 
-    Bar entries do not name the class, so every class on the bar is tried (depth first).
+    An entry names its class (`bar(G)/22`); a bare `bar/22` tries every class on the bar.
     """
     st = ab.stacks(before)
     cols0 = [[int(c) for c in st[p] if c] for p in range(24)]
@@ -326,7 +336,11 @@ def _replay(before: np.ndarray, play: str, after: np.ndarray) -> list[str]:
         src, dst = moves[i].split("/")
         mark = dst[-1] if dst[-1] in "*^" else ""
         dst = dst.rstrip("*^")
-        choices = [c for c in range(1, 7) if bar[c - 1] > 0] if src == "bar" else [None]
+        if src.startswith("bar("):                 # bar(G): the entry names its class
+            src, named = "bar", ab.LETTERS.index(src[4]) + 1
+            choices = [named] if bar[named - 1] > 0 else []
+        else:
+            choices = [c for c in range(1, 7) if bar[c - 1] > 0] if src == "bar" else [None]
         for cls in choices:
             cols2 = [c[:] for c in cols]
             bar2, opp2, probs = list(bar), list(opp_bar), list(problems)
@@ -373,7 +387,7 @@ def test_random_games_keep_every_invariant():
             v.validate(np.stack([before, after]))
             assert _replay(before, t["play"], after) == [], (t["play"], t["dice"])
             n_turns += 1
-            n_back += any(m.split("/")[1].rstrip("*^") not in ("off",) and m.split("/")[0] != "bar"
+            n_back += any(m.split("/")[1].rstrip("*^") not in ("off",) and not m.startswith("bar")
                           and int(m.split("/")[1].rstrip("*^")) > int(m.split("/")[0])
                           for m in t["play"].split())
             st = ab.stacks(before)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common import Afterstates, keep_freed_memory, keep_most_dice, set_bits, unique_rows
-from .board import BAR, DRUID, GENERAL, GUARD, OFF, OPP_BAR, OPP_OFF, SLOTS, WIDTH
+from .board import BAR, DRUID, GENERAL, GUARD, LETTERS, OFF, OPP_BAR, OPP_OFF, SLOTS, WIDTH
 
 GEN, PEND = 134, 135     # General's direction; pending Jane point + 1 (0: none)
 H0, T0, C0 = 136, 161, 186   # per column: height, top checker, the checker under the top; each
@@ -144,6 +144,9 @@ _NO_COLUMN = _FLAGS.size - 1
 _COL_BASE = np.append(np.where(_MID, 6 * 169, 0), 0) + 6 * 13 + 6   # per column (and SCRATCH)
 
 
+_N_CODES = (29 * 25 + 25) * 4 + 4     # move codes: sources 0..23 and 24 + class - 1 (the bar)
+
+
 def _prev_tables():
     """Per move code x + 1 (0: no move) of the movement before, which later forward movements
     may be skipped as commuting with it (see `_moves`): at (x + 1) * 2 + (lane is a double):
@@ -151,7 +154,7 @@ def _prev_tables():
     double those starting below x's source (if x is besides not a Jane's completion); at
     (x + 1) * 8 + die: the sources never skipped with that die: those landing on or leaving
     x's two points, and bearing off."""
-    x = np.arange(-1, 2504)
+    x = np.arange(-1, _N_CODES)
     xs, xd = x // 100, (x // 4) % 25 - 1
     ok = (x >= 0) & (xs < 24) & (xd >= 0) & (xd < xs)
     xs, xd = np.clip(xs, 0, 23), np.clip(xd, 0, 23)
@@ -264,7 +267,9 @@ def _jd_tables():
     dcol = np.where(lands, q, SCRATCH)
     t = dict(
         q=q, mid=lands & _MID[np.clip(q, 0, 23)],
-        code=(s * 25 + np.where(lands, q + 1, 0)) * 4,
+        # an entry's code names its class (source 24 + class - 1): two entries of different
+        # classes must never print the same play
+        code=(np.where(col, src, SRC_BAR + jj - 48)[jd_j] * 25 + np.where(lands, q + 1, 0)) * 4,
         # the row bytes read first: tops, heights and under-tops of both columns, the Jane
         gather=np.stack([T0 + scol, T0 + dcol, H0 + scol, H0 + dcol, C0 + scol, C0 + dcol,
                          np.full_like(s, PEND)], axis=1),
@@ -592,15 +597,17 @@ def can_move(boards: np.ndarray) -> np.ndarray:
 
 
 def format_play(codes: np.ndarray) -> str:
-    """Move codes -> notation in the order played: `24/18 13/11*`, `bar/22`, `6/off`, `^` = trap.
+    """Move codes -> notation in the order played: `24/18 13/11*`, `bar(G)/22`, `6/off`, `^` = trap.
 
-    A code is (source * 25 + destination + 1) * 4 + mark: points 0..23, source 24 = the bar,
+    A code is (source * 25 + destination + 1) * 4 + mark: points 0..23, source 24 + class - 1 =
+    the bar (the entering checker's class, letter in brackets),
     destination -1 = off; mark 1 hit, 2 trap, 3 hit completing a Jane (also written `*`).
     """
     parts = []
     for c in (int(c) for c in codes if c >= 0):
         mark, rest = c % 4, c // 4
         src, dest = rest // 25, rest % 25 - 1
-        parts.append(f"{'bar' if src == SRC_BAR else src + 1}/{'off' if dest < 0 else dest + 1}"
+        parts.append(f"{f'bar({LETTERS[src - SRC_BAR]})' if src >= SRC_BAR else src + 1}/"
+                     f"{'off' if dest < 0 else dest + 1}"
                      f"{' *^*'[mark].strip()}")
     return " ".join(parts)

@@ -235,7 +235,7 @@ def _movements(turn: Turn, d: int):
                 continue
             mark, njane = res
             yield (Turn(Pos(tuple(cols), tuple(bar), tuple(obar), pos.off, pos.ooff), gen, njane),
-                   f"bar/{q + 1}{mark}")
+                   f"bar({LETTERS[i]})/{q + 1}{mark}")
         return
     for p in range(N_POINTS):
         col = pos.cols[p]
