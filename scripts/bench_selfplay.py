@@ -67,6 +67,8 @@ class TimedNet(torch.nn.Module):
         super().__init__()
         self.inner = net
         self.shape = net.shape
+        if hasattr(net, "nets"):                     # phase nets: time each one (the scorer splits rows)
+            self.nets = [TimedNet(sub) for sub in net.nets]
 
     def forward(self, x):
         t = time.perf_counter()

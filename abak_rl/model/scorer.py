@@ -55,11 +55,25 @@ class Scorer:
     def net_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
         """The net's [N, 5] probabilities (float32, made cumulative), no exact override."""
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
+        unit = getattr(self.net, "shape", {}).get("class_unit") if hasattr(self.net, "nets") else None
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])
-            x = self.features_tensor(boards[lo:hi], again[lo:hi])
-            out[lo:hi] = cumulative(routed(self.net, x)).cpu().numpy()
+            x = self.features.encode(boards[lo:hi], again[lo:hi])
+            if unit is None:
+                out[lo:hi] = self._forward(self.net, x)
+                continue
+            race = x[:, unit] > 0.5        # phase nets: split the rows in NumPy (cheaper than torch)
+            part = out[lo:hi]
+            for k, rows in enumerate((~race, race)):
+                if rows.all():
+                    part[:] = self._forward(self.net.nets[k], x)
+                elif rows.any():
+                    part[rows] = self._forward(self.net.nets[k], x[rows])
         return out
+
+    def _forward(self, net, x: np.ndarray) -> np.ndarray:
+        y = net(torch.from_numpy(x).to(self.device, non_blocking=True))
+        return cumulative(y).cpu().numpy()
 
     def probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
         """[N, 5] outcome probabilities of afterstates: exact where the game is over (and in
