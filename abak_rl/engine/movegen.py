@@ -371,7 +371,8 @@ def _point_name(src: int) -> str:
 def format_play(codes: np.ndarray) -> str:
     """Move codes -> standard notation: `24/18 13/11*`, `bar/22`, `6/off`; '' for no move."""
     parts = []
-    moves = sorted((int(c) for c in codes if c >= 0), key=lambda c: (_SRC_OF[c], _DEST[c]))
+    # equal movements: the hitting one first (reversed below), since the first landing hits
+    moves = sorted((int(c) for c in codes if c >= 0), key=lambda c: (_SRC_OF[c], _DEST[c], c % 2))
     for c in reversed(moves):
         src, dest, hit = int(_SRC_OF[c]), int(_DEST[c]), c % 2
         parts.append(f"{_point_name(src)}/{'off' if dest < 0 else dest + 1}{'*' if hit else ''}")
