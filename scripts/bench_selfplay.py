@@ -151,7 +151,8 @@ def main(argv=None) -> int:
             PHASE[0] = "learn"
             t = time.perf_counter()
             while len(queue) >= T.batch_states:
-                td_update(scorer, opt, *queue.pop(int(T.batch_states)), lr=lr_at(T, games), grad_clip=T.grad_clip)
+                td_update(scorer, opt, *queue.pop(int(T.batch_states)), lr=lr_at(T, games), grad_clip=T.grad_clip,
+                          ply1=(float(T.ply1_fraction), float(T.ply1_weight)))
             TIMES["learn/update_total"] += time.perf_counter() - t
             games += int(fin.length.size)
             turns += int(fin.length.sum())

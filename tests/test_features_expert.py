@@ -117,3 +117,24 @@ def test_escape_table_against_the_plain_definition():
         point = 20
         made = {point - d for d in blocked}
         assert expert.ESCAPES[w] == ref._escapes(point, made)
+
+
+def test_ply1_targets_mix_the_nets_one_ply_value_into_a_fixed_share_of_the_batch():
+    import torch
+    from abak_rl.agents.search import Search
+    from abak_rl.model.net import build_net
+    from abak_rl.model.scorer import Scorer
+    from abak_rl.train.td import mix_ply1
+    v = get_variant("standard")
+    torch.manual_seed(0)
+    net = build_net(FS.size, {"hidden": 8, "layers": 1, "activation": "sigmoid", "phases": "auto",
+                              "bearoff": "auto"}, FS)
+    sc = Scorer(net, FS, v, torch.device("cpu"))
+    boards, again = sample_afterstates(v, 12, 5)
+    target = np.full((12, 5), 0.25, dtype=np.float32)
+    mixed = mix_ply1(sc, boards, again, target, fraction=0.25, weight=0.5)
+    one_ply = Search(sc.probs, v).values(boards[:3], again[:3], 1)
+    np.testing.assert_allclose(mixed[:3], 0.5 * 0.25 + 0.5 * one_ply, atol=1e-6)
+    np.testing.assert_array_equal(mixed[3:], target[3:])
+    assert not np.allclose(mixed[:3], target[:3])
+    np.testing.assert_array_equal(mix_ply1(sc, boards, again, target, 0.0, 1.0), target)

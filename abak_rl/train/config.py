@@ -105,6 +105,8 @@ CHECKS = {
     "train.batch_games": (_positive_int, "an integer >= 1"),
     "train.batch_states": (_positive_int, "an integer >= 1"),
     "train.lambda": (_between(0, 1), "a number in [0, 1]"),
+    "train.ply1_fraction": (_between(0, 1), "a number in [0, 1]"),
+    "train.ply1_weight": (_between(0, 1), "a number in [0, 1]"),
     "train.optimizer": (lambda v: v in ("adam", "sgd"), "adam or sgd"),
     "train.lr": (_positive, "a number > 0"),
     "train.lr_final": (_optional(lambda v: _between(0, float("inf"))(v)), "a number >= 0 or null"),

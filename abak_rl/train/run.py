@@ -250,9 +250,10 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             finished = play.step(scorer, epsilon)
             queue.push_games(finished, float(T["lambda"]))
             lr = lr_at(T, c.games)
+            ply1 = (float(T.get("ply1_fraction") or 0), float(T.get("ply1_weight", 1.0)))
             while len(queue) >= T.batch_states:
                 window["loss"].append(td_update(scorer, optimizer, *queue.pop(int(T.batch_states)), lr=lr,
-                                                grad_clip=T.grad_clip))
+                                                grad_clip=T.grad_clip, ply1=ply1))
                 c.updates += 1
             n_done = int(finished.length.size)
             c.games += n_done

@@ -104,9 +104,34 @@ class SampleQueue:
         self.target = np.asarray(d["target"], dtype=np.float32)
 
 
+def ply1_targets(scorer, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """The current net's 1-ply values of afterstates: every roll of the next player answered by
+    its best 0-ply play, averaged (agents/search.py; exact where known, as in play)."""
+    from ..agents.search import Search
+    return Search(scorer.probs, scorer.variant).values(boards, again, 1).astype(np.float32)
+
+
+def mix_ply1(scorer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
+             fraction: float, weight: float) -> np.ndarray:
+    """Targets with the first round(fraction * N) rows moved toward the net's 1-ply value:
+    (1 - weight) * lambda-return + weight * 1-ply. A fixed share of every batch (not a random
+    one), so a resumed run picks the same rows."""
+    k = int(round(fraction * boards.shape[0]))
+    if k <= 0 or weight <= 0:
+        return target
+    target = target.copy()
+    target[:k] = (1 - weight) * target[:k] + weight * ply1_targets(scorer, boards[:k], again[:k])
+    return target
+
+
 def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
-              lr: float, grad_clip: float | None) -> float:
-    """One gradient step towards the targets; returns the loss (mean squared TD error / 2)."""
+              lr: float, grad_clip: float | None, ply1: tuple[float, float] = (0.0, 1.0)) -> float:
+    """One gradient step towards the targets; returns the loss (mean squared TD error / 2).
+
+    ply1 = (fraction, weight): that share of the batch learns toward the net's 1-ply value
+    instead of (weight < 1: as well as) its lambda-return (train.ply1_fraction, ply1_weight)."""
+    if ply1[0] > 0:
+        target = mix_ply1(scorer, boards, again, target, float(ply1[0]), float(ply1[1]))
     for group in optimizer.param_groups:
         group["lr"] = lr
     x = scorer.features_tensor(boards, again)
