@@ -290,3 +290,11 @@ def test_curve_reads_only_the_checkpoints_of_the_folders_run(tmp_path, capsys):
     files = sorted(p.name for p in find_checkpoints(str(tmp_path / "ckpt/t")))
     assert files == ["games_000000016.pt", "games_000000032.pt"]
     assert "skipping 1 checkpoint(s)" in capsys.readouterr().err
+
+
+def test_the_progress_bar_shows_one_speed(tmp_path, capsys):
+    argv = [a for a in args(tmp_path, "train.games=48", "train.log_every=16") if a != "progress=false"]
+    assert main(argv + ["progress=true"]) == 0
+    frames = [f for f in capsys.readouterr().err.replace("\n", "\r").split("\r") if "game" in f]
+    assert frames and all(f.count("/s") <= 1 for f in frames), frames
+    assert any("games/s" in f for f in frames)
