@@ -3,7 +3,8 @@
     nice -n 10 .venv/bin/python scripts/bench_search.py [--model checkpoints/pretrained/standard]
         [--positions 256] [--batch 64] [--agreement 512] [--no-torch]
 
-Positions (with their rolls) come from random games (export.sample.sample_positions). Each
+Positions (with their rolls) come from random games (export.sample.sample_positions), or with
+--source net from the net's own 0-ply games (positions real play meets). Each
 setting picks a play for every position, `--batch` positions per call (as a lockstep batch
 of games would), through the torch-free exported Model (NumPy forward pass) and, unless
 --no-torch, through the torch NeuralAgent running the same weights (an EvalNet loaded from the
@@ -14,6 +15,8 @@ backend in the same run. One thread each for NumPy's BLAS and torch.
 
 --agreement N: on N positions with more than one legal play, how often filtered 1-ply picks
 the play unfiltered 1-ply picks, and the mean 1-ply equity given up when it does not.
+--agreement2 N: the same for 2-ply with the default reply filter (2 plays, 0.04) against 2-ply
+searching 5 replies at any distance (about what GNU Backgammon's pruning keeps).
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from abak_rl.agents.search import NO_FILTER, REPLY_FILTER, ROOT_FILTER  # noqa: E402
+from abak_rl.agents.search import NO_FILTER, REPLY_FILTER, ROOT_FILTER, MoveFilter  # noqa: E402
 from abak_rl.export.sample import sample_positions  # noqa: E402
 from abak_rl.inference import ExportedAgent, load_exported  # noqa: E402
 from abak_rl.model.outcomes import equity  # noqa: E402
 
+WIDE_REPLY = MoveFilter(5, None)   # about what gnubg's pruning keeps inside an evaluation
 SETTINGS = [("0-ply", 0, ROOT_FILTER), ("1-ply unfiltered", 1, NO_FILTER),
             ("1-ply filtered", 1, ROOT_FILTER), ("2-ply filtered", 2, ROOT_FILTER)]
 
@@ -65,6 +69,35 @@ def torch_agent(model, ply: int, root):
     return NeuralAgent(Scorer(net, model.features, model.variant, torch.device("cpu")), ply=ply, root=root), ""
 
 
+class _Recorder:
+    """An agent that keeps every position (and roll) it is asked about, then plays `agent`."""
+
+    def __init__(self, agent):
+        self.agent, self.boards, self.dice = agent, [], []
+        self.name = getattr(agent, "name", "recorder")
+
+    def choose(self, variant, before, dice, after):
+        self.boards.append(np.array(before))
+        self.dice.append(np.array(dice))
+        return self.agent.choose(variant, before, dice, after)
+
+
+def positions(model, n: int, seed: int, source: str):
+    """n (position, roll) pairs from random games, or from the net's own 0-ply games."""
+    if source == "random":
+        return sample_positions(model.variant, n, seed=seed)
+    from abak_rl.engine.game import play_games
+    rec = [_Recorder(ExportedAgent(model)), _Recorder(ExportedAgent(model))]
+    games = 0
+    while sum(b.shape[0] for r in rec for b in r.boards) < n:
+        play_games(model.variant, rec, 32, seed, game_ids=np.arange(games, games + 32))
+        games += 32
+    b = np.concatenate([x for r in rec for x in r.boards])
+    d = np.concatenate([x for r in rec for x in r.dice])
+    order = np.random.default_rng(seed).permutation(b.shape[0])[:n]
+    return b[order], d[order]
+
+
 def time_choices(agent, variant, boards, dice, batch: int):
     """(wall s, CPU s, chosen rows' boards) for choosing a play in every position."""
     wall = cpu = 0.0
@@ -80,7 +113,9 @@ def time_choices(agent, variant, boards, dice, batch: int):
     return wall, cpu, np.concatenate(picks)
 
 
-def agreement(model, boards, dice, n: int, batch: int) -> dict:
+def agreement(model, boards, dice, n: int, batch: int, ply: int, ref: dict, test: dict) -> dict:
+    """How often search `test` picks the play search `ref` picks (both at `ply`), on the first n
+    positions with more than one legal play, and the equity (by `ref`'s values) given up."""
     v = model.variant
     after = v.legal_afterstates(boards, dice)
     real = np.flatnonzero(after.counts(boards.shape[0]) > 1)[:n]
@@ -90,16 +125,19 @@ def agreement(model, boards, dice, n: int, batch: int) -> dict:
         idx = real[lo:lo + batch]
         b, d = boards[idx], dice[idx]
         a = v.legal_afterstates(b, d)
-        p, _ = model.play_values(a, d, ply=1, root=NO_FILTER)
-        full = model.choose(b, d, a, 1, root=NO_FILTER)
-        filt = model.choose(b, d, a, 1, root=ROOT_FILTER)
+        p, _ = model.play_values(a, d, ply, **ref)
+        want = model.choose(b, d, a, ply, **ref)
+        got = model.choose(b, d, a, ply, **test)
         eq = equity(p.astype(np.float64))
-        same += int((full == filt).sum())
+        same += int((want == got).sum())
         total += idx.size
-        loss += list(eq[full] - eq[filt])
+        loss += list(eq[want] - eq[got])
     loss = np.asarray(loss)
-    return {"bench": "search_agreement", "positions": total, "root_filter": ROOT_FILTER.label(),
-            "same_play": same, "same_fraction": round(same / max(total, 1), 4),
+
+    def name(kw):
+        return {k: f.label() for k, f in kw.items()}
+    return {"bench": "search_agreement", "ply": ply, "reference": name(ref), "tested": name(test),
+            "positions": total, "same_play": same, "same_fraction": round(same / max(total, 1), 4),
             "mean_loss": round(float(loss.mean()), 5) if loss.size else 0.0,
             "mean_loss_when_different": round(float(loss[loss > 0].mean()), 5) if (loss > 0).any() else 0.0,
             "max_loss": round(float(loss.max()), 5) if loss.size else 0.0}
@@ -111,11 +149,15 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", type=int, default=256)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--agreement", type=int, default=512, help="positions for the agreement line (0: skip)")
+    ap.add_argument("--agreement2", type=int, default=64,
+                    help="positions for the 2-ply line: default reply filter vs 5 replies (0: skip)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--source", choices=("random", "net"), default="random",
+                    help="positions from random games (default) or from the net's own 0-ply games")
     ap.add_argument("--no-torch", action="store_true", help="skip the torch NeuralAgent")
     args = ap.parse_args(argv)
-    if args.positions < 1 or args.batch < 1 or args.agreement < 0:
-        print("bench_search: --positions and --batch must be >= 1, --agreement >= 0", file=sys.stderr)
+    if args.positions < 1 or args.batch < 1 or args.agreement < 0 or args.agreement2 < 0:
+        print("bench_search: --positions and --batch must be >= 1, --agreement(2) >= 0", file=sys.stderr)
         return 2
     try:
         model = load_exported(args.model)
@@ -123,7 +165,7 @@ def main(argv=None) -> int:
         print(f"bench_search: {e}", file=sys.stderr)
         return 2
     v = model.variant
-    boards, dice = sample_positions(v, args.positions, seed=args.seed)
+    boards, dice = positions(model, args.positions, args.seed, args.source)
     backends = ["numpy"] + ([] if args.no_torch else ["torch"])
     for backend in backends:
         ref = None
@@ -136,7 +178,7 @@ def main(argv=None) -> int:
                     print(json.dumps({"bench": "search", "backend": "torch", "skipped": why}), flush=True)
                     break
             wall, cpu, _ = time_choices(agent, v, boards, dice, args.batch)
-            rec = {"bench": "search", "backend": backend, "setting": label, "ply": ply,
+            rec = {"bench": "search", "backend": backend, "setting": label, "ply": ply, "source": args.source,
                    "root_filter": root.label() if ply else None,
                    "reply_filter": REPLY_FILTER.label() if ply == 2 else None,
                    "variant": v.name, "model": model.card.get("name", args.model),
@@ -149,8 +191,14 @@ def main(argv=None) -> int:
             rec["cpu_ratio_to_0ply"] = round(rec["moves_per_cpu_s"] / ref["moves_per_cpu_s"], 5)
             print(json.dumps(rec), flush=True)
     if args.agreement:
-        b, d = sample_positions(v, 2 * args.agreement, seed=args.seed + 1)
-        rec = agreement(model, b, d, args.agreement, args.batch)
+        b, d = positions(model, 2 * args.agreement, args.seed + 1, args.source)
+        rec = agreement(model, b, d, args.agreement, args.batch, 1, {"root": NO_FILTER}, {"root": ROOT_FILTER})
+        rec["source"] = args.source
+        print(json.dumps(rec), flush=True)
+    if args.agreement2:
+        b, d = positions(model, 2 * args.agreement2, args.seed + 2, args.source)
+        rec = agreement(model, b, d, args.agreement2, args.batch, 2, {"reply": WIDE_REPLY}, {"reply": REPLY_FILTER})
+        rec["source"] = args.source
         print(json.dumps(rec), flush=True)
     return 0
 

@@ -222,7 +222,7 @@ def test_acey_deucey_extra_roll_in_the_recursion():
     """After a 1-2 the same player rolls again: no perspective swap, at 1 and 2 ply."""
     model = _model("acey_deucey", seed=4)
     v, boards, dice, _ = _positions("acey_deucey", 30, seed=2)
-    row, roll = boards[20:21], np.array([[1, 2]], np.int8)
+    row, roll = boards[10:11], np.array([[1, 2]], np.int8)
     after = v.legal_afterstates(row, roll)
     again = v.extra_turn(roll)[after.parent]
     assert again.all()
@@ -258,25 +258,28 @@ def test_torch_and_exported_agents_run_the_same_search():
     v = get_variant("standard")
     fs = get_feature_set("td198")
     torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)                            # tiny products: a second thread only waits
     net = EvalNet(fs.size, hidden=8).eval()
-    neural = NeuralAgent(Scorer(net, fs, v, torch.device("cpu")), ply=2)
+    neural = NeuralAgent(Scorer(net, fs, v, torch.device("cpu")), ply=2, root=MoveFilter(2, None))
     model = Model(None, fs, v)
     model.probs = neural.scorer.probs                   # the torch net's 0-ply, read by the Model
-    exported = ExportedAgent(model, ply=2)
-    _, boards, dice, after = _positions("standard", 5, seed=4)
+    exported = ExportedAgent(model, ply=2, root=MoveFilter(2, None))
+    _, boards, dice, after = _positions("standard", 3, seed=4)
     again = v.extra_turn(dice)[after.parent]
-    assert np.array_equal(neural.values(after.boards[:6], again[:6], 2),
-                          model.search().values(after.boards[:6], again[:6], 2))
+    assert np.array_equal(neural.values(after.boards[:2], again[:2], 2),
+                          model.search().values(after.boards[:2], again[:2], 2))
     assert neural.choose(v, boards, dice, after).tolist() == exported.choose(v, boards, dice, after).tolist()
     # unfiltered 1-ply of the torch agent: the roll-by-roll average it always computed
     one = NeuralAgent(neural.scorer, ply=1, root=NO_FILTER)
     got = one.one_ply_probs(after.boards[:4], again[:4])
     for i in range(4):
         np.testing.assert_allclose(got[i], _ref_value(model, after.boards[i], False, 1, REPLY_FILTER), atol=1e-6)
-    assert neural.name == "neural@2ply"
+    assert neural.name == "neural@2ply,k=2,margin=none" and exported.name.endswith(",ply=2,k=2,margin=none")
     for bad in (3, -1, "2", True):
         with pytest.raises(ValueError, match="ply must be 0, 1 or 2"):
             NeuralAgent(neural.scorer, ply=bad)
+    torch.set_num_threads(threads)
 
 
 def test_filters_change_what_is_searched_not_the_best_0ply_candidate():
@@ -342,3 +345,18 @@ def test_hint_and_play_accept_ply_2(capsys):
     rc = hint_main(["--model", PRETRAINED, "--dice", "6", "5", "--ply", "2", "--top", "9"])
     out = capsys.readouterr().out
     assert rc == 0 and "2-ply" in out and "(0-ply)" in out
+
+
+def test_bench_search_prints_one_line_per_setting(capsys):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_search", "scripts/bench_search.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--positions", "3", "--batch", "2", "--agreement", "3", "--agreement2", "1",
+                       "--no-torch", "--source", "net"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x.get("setting") for x in lines[:4]] == [s[0] for s in bench.SETTINGS]
+    assert lines[0]["ratio_to_0ply"] == 1.0 and all(x["moves_per_cpu_s"] > 0 for x in lines[:4])
+    assert [x["bench"] for x in lines[4:]] == ["search_agreement"] * 2
+    assert lines[4]["positions"] == 3 and 0 <= lines[4]["same_fraction"] <= 1
+    assert bench.main(["--positions", "0"]) == 2
