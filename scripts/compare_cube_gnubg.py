@@ -6,7 +6,8 @@
 Positions come from our own cubeful money games: the agent against itself with its Janowski cube
 (evaluate/cube_records.py records every game, cube actions included); every position before a
 roll where the player to move had the cube available is a candidate (its cube value and owner as
-they were), and `--positions` of them are drawn evenly. For each we decide with the agent's cube
+they were before any double there; a position where the player doubled counts once, passes
+included), and `--positions` of them are drawn evenly. For each we decide with the agent's cube
 policy as evaluate plays it (agents/cube_policies.JanowskiCube, cube efficiency --x) and ask
 gnubg for its cubeful equities (no double, double-take, double-pass) at --plies:
 
@@ -51,18 +52,22 @@ def positions_from_games(agent, variant, games: int, seed: int, x):
     for slot in per_slot:
         for rec in slot:
             value, owner = 1, -1          # owner: -1 centred, else the seat
-            first = True
+            first, doubled = True, None
             for t in rec["turns"]:
-                if t.get("cube") == "take":
-                    value, owner = 2 * value, t["mover"]
-                    continue
-                if "cube" in t:
-                    continue
-                if not first and (owner == -1 or owner == t["mover"]):
+                cube = t.get("cube")
+                if cube == "double":      # the decision, with the cube as it was before it
                     boards.append(t["position"])
                     values.append(value)
                     owners.append(0 if owner == -1 else 1)
-                first = False
+                    doubled = t["mover"]
+                elif cube == "take":
+                    value, owner = 2 * value, t["mover"]
+                elif cube is None:
+                    if not first and doubled != t["mover"] and owner in (-1, t["mover"]):
+                        boards.append(t["position"])
+                        values.append(value)
+                        owners.append(0 if owner == -1 else 1)
+                    first, doubled = False, None
     _, rows = rows_from_json(boards, variant.name)
     return rows, np.array(values), np.array(owners)
 

@@ -12,9 +12,33 @@ import pytest
 from abak_rl.agents.gnubg_program import find_gnubg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-pytestmark = pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon (the gnubg program) "
-                                "is not installed: apt-get install gnubg")
+needs_gnubg = pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon (the gnubg program) "
+                                 "is not installed: apt-get install gnubg")
 
+
+def test_cube_positions_include_every_decision_to_double():
+    # each position where the net doubled is a candidate, with the cube as it was before the
+    # double (a regression: the turned cube once hid every one of them)
+    import numpy as np
+    import compare_cube_gnubg
+    from abak_rl.agents.cube_policies import JanowskiCube
+    from abak_rl.agents.registry import make_agent
+    from abak_rl.engine.cube import CubeContext
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.evaluate.cube_match import probs_fn_for
+    from abak_rl.evaluate.cube_records import play_recorded
+    std = get_variant("standard")
+    net = make_agent(compare_cube_gnubg.NET, std, 0)
+    pol = JanowskiCube(probs_fn_for(net), "auto")
+    _, per_slot = play_recorded(std, [net, net], [pol, pol], np.arange(8), 0, ("a", "b"))
+    doubles = sum(t.get("cube") == "double" for s in per_slot for r in s for t in r["turns"])
+    assert doubles > 0
+    rows, values, owners = compare_cube_gnubg.positions_from_games(net, std, 8, 0, "auto")
+    offers = pol.offer(std, rows, CubeContext(value=values, owner=owners))
+    assert offers.sum() == doubles
+
+
+@needs_gnubg
 
 def test_compare_cube_reports_agreement_and_equity_lost(capsys):
     import compare_cube_gnubg
@@ -28,6 +52,7 @@ def test_compare_cube_reports_agreement_and_equity_lost(capsys):
         assert 0 <= r[part]["agreement"] <= 1 and r[part]["mean_equity_lost"] >= 0
 
 
+@needs_gnubg
 def test_gnubg_benchmarks_match_times_both_processes(capsys):
     import gnubg_benchmarks
     assert gnubg_benchmarks.main(["match", "--games", "2", "--gnubg-plies", "0"]) == 0

@@ -62,7 +62,8 @@ class _RecordingPolicy:
         out = np.asarray(self.policy.offer(variant, boards, ctx), dtype=bool)
         for i in np.flatnonzero(out):
             self.log.events.append({"kind": "double", "seat": self.seat,
-                                    "value": 2 * int(ctx.value[i])})
+                                    "value": 2 * int(ctx.value[i]),
+                                    "before": np.asarray(boards[i]).copy()})
         return out
 
     def accept(self, variant, boards, ctx):
@@ -112,7 +113,8 @@ def _games_of(events, variant, names, seed, slot, match_length, jacoby):
         if cur is None:
             cur = start()
         if e["kind"] == "double":
-            cur["turns"].append({"mover": e["seat"], "cube": "double", "value": e["value"]})
+            cur["turns"].append({"mover": e["seat"], "cube": "double", "value": e["value"],
+                                 "_before": e["before"]})
         elif e["kind"] == "take":
             cur["turns"].append({"mover": e["seat"], "cube": "take"})
             cur["_value"] *= 2

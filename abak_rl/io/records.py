@@ -5,9 +5,10 @@ JSON lines: one object per game,
     {"variant", "players": [seat 0, seat 1], "seed", "game_id",
      "result": {"winner": seat, "points": n, "turns": n},
      "turns": [{"mover": seat, "dice": [d1, d2], "play": "24/18 13/11", "position": <before>}
-               or {"mover": seat, "cube": "double", "value": 2} / {"mover": seat, "cube": "take"
-               | "drop"}]}
-where "position" is the position before the play, seen by the mover (position JSON format).
+               or {"mover": seat, "cube": "double", "value": 2, "position": <before>}
+               / {"mover": seat, "cube": "take" | "drop"}]}
+where "position" is the position before the play (or the double), seen by the mover (position
+JSON format).
 Cubeful games (evaluate/cube_records.py) also carry "cube": true, "jacoby", "match_length",
 "score" (before the game, seat 0 first) and "crawford" (the Crawford game of a match); points
 are then what the game was worth (cube value, the Jacoby rule); in a match the score takes at
