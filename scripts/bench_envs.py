@@ -6,9 +6,10 @@ OpenSpiel one whole turn (its actions are two-checker plays, and four-checker do
 decisions); chance nodes are not counted. Games per second compare the two without that
 difference. Random play: a uniformly random legal action at every decision.
 
-    nice -n 10 .venv/bin/python scripts/bench_envs.py [--seconds 5] [--repeats 3] [--num-envs 256]
+    nice -n 10 .venv/bin/python scripts/bench_envs.py [--seconds 10] [--repeats 3] [--num-envs 64]
 
-Ends with one JSON line per measurement. OpenSpiel (pip open_spiel==2.0.2) is skipped when
+The vector env is warmed up first (--warmup steps) so that its games are out of step and
+some finish in the timed window. Ends with one JSON line per measurement. OpenSpiel (pip open_spiel==2.0.2) is skipped when
 it is not installed.
 """
 
@@ -22,11 +23,14 @@ import time
 import numpy as np
 
 
-def bench_vector(variant: str, num_envs: int, seconds: float, seed: int) -> dict:
+def bench_vector(variant: str, num_envs: int, seconds: float, seed: int, warmup: int) -> dict:
     from abak_rl.envs import make_vector
     env = make_vector(variant, num_envs)
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
+    for _ in range(warmup):   # games out of step with each other, so some end in the window
+        mask = info["action_mask"]
+        obs, r, term, trunc, info = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
     steps = games = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -89,9 +93,10 @@ def bench_openspiel(seconds: float, seed: int) -> dict | None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="environment steps per second vs OpenSpiel backgammon")
-    p.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    p.add_argument("--seconds", type=float, default=10.0, help="per measurement")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--num-envs", type=int, default=256)
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--warmup", type=int, default=150, help="vector steps before timing")
     p.add_argument("--variants", default="standard,abak", help="comma-separated, for our envs")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
@@ -99,7 +104,7 @@ def main(argv=None) -> int:
         p.error("--seconds must be > 0, --repeats and --num-envs at least 1")
     runs = [("openspiel", lambda s: bench_openspiel(args.seconds, s))]
     for v in args.variants.split(","):
-        runs.append((f"vector-{v}", lambda s, v=v: bench_vector(v, args.num_envs, args.seconds, s)))
+        runs.append((f"vector-{v}", lambda s, v=v: bench_vector(v, args.num_envs, args.seconds, s, args.warmup)))
         runs.append((f"aec-{v}", lambda s, v=v: bench_aec(v, args.seconds, s)))
     results: dict[str, list] = {k: [] for k, _ in runs}
     for r in range(args.repeats):          # alternate, so load changes hit every measurement

@@ -93,3 +93,15 @@ def test_a_bad_num_envs_or_variant_names_the_problem():
         make_vector("standard", 0)
     with pytest.raises(ValueError, match="unknown variant"):
         make_vector("chess", 2)
+
+
+def test_feature_set_option_changes_the_observation():
+    from abak_rl.envs import make_aec
+    env = make_vector("standard", 2, feature_set="td198")
+    obs, _ = env.reset(seed=0)
+    assert obs["observation"].shape == (2, 198) and env.metadata["feature_set"]["name"] == "td198"
+    aec = make_aec("standard", feature_set="td198")
+    aec.reset(seed=0)
+    assert aec.observe(aec.agent_selection)["observation"].shape == (198,)
+    with pytest.raises(ValueError, match="cannot describe"):
+        make_vector("abak", 2, feature_set="td198")

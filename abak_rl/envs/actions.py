@@ -101,7 +101,7 @@ _CACHE: dict = {}
 
 
 def _parse_classic(play: str, dice: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    key = ("c", play, dice)
+    key = ("c", play, dice if "off" in play else None)   # only bear-offs need the roll
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -129,7 +129,7 @@ def _parse_classic(play: str, dice: tuple) -> tuple[tuple[int, ...], tuple[int, 
 def _parse_abak(play: str, dice: tuple) -> tuple[list, tuple[int, ...]]:
     """(movements as (kind, point, die) with kind 'f'/'b'/'bar', marks) in the order played;
     for an entry the "point" is the class when the notation names it, else 0."""
-    key = ("a", play, dice)
+    key = ("a", play, dice if "off" in play else None)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -208,7 +208,7 @@ def turn_tables(variant, boards: np.ndarray, dice: np.ndarray) -> TurnTable:
                     moves, marks = _parse_abak(plays[r], d)
                     rows.append((_abak_actions(moves, marks, boards[i], after.boards[r]), marks))
             else:
-                rows += [_CACHE.get(("c", p, d)) or _parse_classic(p, d) for p in plays[lo:hi]]
+                rows += [_parse_classic(p, d) for p in plays[lo:hi]]
         parts.append((par, rows, np.ascontiguousarray(after.boards)))
     if one_two.any():
         parts.append(_one_two_plays(variant, boards, np.flatnonzero(one_two)))

@@ -36,12 +36,12 @@ class BackgammonAEC(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "abak_rl_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str = "standard", render_mode: str | None = None,
-                 max_turns: int = 5000, **variant_options):
+                 max_turns: int = 5000, feature_set: str = "auto", **variant_options):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.variant = get_variant(variant, **variant_options)
-        self.features = feature_set_for(self.variant.name)
+        self.features = feature_set_for(self.variant.name, feature_set)
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"abak_rl_{variant}_v0",
                              variant=variant, feature_set=self.features.describe())
@@ -130,6 +130,7 @@ class BackgammonAEC(AECEnv):
 def make_aec(variant: str = "standard", **options) -> BackgammonAEC:
     """A PettingZoo AEC environment for `variant` (standard, nackgammon, acey_deucey, abak).
 
-    options: render_mode ('ansi' or 'human'), max_turns (truncation; default 5000), and the
-    variant's own options (start=<layout>, enter_all_before_moving=<bool>)."""
+    options: render_mode ('ansi' or 'human'), max_turns (truncation; default 5000),
+    feature_set (default 'auto': the variant's default) and the variant's own options
+    (start=<layout>, enter_all_before_moving=<bool>)."""
     return BackgammonAEC(variant, **options)

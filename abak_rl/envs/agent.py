@@ -15,13 +15,13 @@ class MovementAgent:
     Each turn is played movement by movement from the masks; the afterstate reached is returned
     as the row of `after` it equals."""
 
-    def __init__(self, policy, name: str = "movement-policy"):
-        self.policy, self.name = policy, name
+    def __init__(self, policy, name: str = "movement-policy", feature_set: str = "auto"):
+        self.policy, self.name, self.feature_set = policy, name, feature_set
 
     def choose(self, variant, before: np.ndarray, dice: np.ndarray, after) -> np.ndarray:
         n = before.shape[0]
         core = Lockstep(variant, n, one_turn=True)
-        fs = feature_set_for(variant.name)
+        fs = feature_set_for(variant.name, self.feature_set)
         core.set_turn(np.arange(n), before, dice)
         for _ in range(16):           # a turn is at most 6 movements (Acey-deucey's 1-2) + a pass
             live = np.flatnonzero(~core.done)

@@ -39,8 +39,9 @@ class _Games:
     """What both environments share: the lockstep core, observations, rewards, restarts."""
 
     def _setup(self, variant, n, opponent, max_turns, variant_options, seed):
+        feature_set = variant_options.pop("feature_set", "auto")
         self.variant = get_variant(variant, **variant_options)
-        self.features = feature_set_for(self.variant.name)
+        self.features = feature_set_for(self.variant.name, feature_set)
         auto = {}
         self._opponent_spec = opponent if isinstance(opponent, str) else None
         if opponent is not None:
@@ -187,7 +188,7 @@ class BackgammonEnv(_Games, gym.Env):
 
 def make_vector(variant: str = "standard", num_envs: int = 16, **options) -> BackgammonVectorEnv:
     """A Gymnasium VectorEnv of num_envs games of `variant` (options: opponent, max_turns,
-    render_mode and the variant's own)."""
+    render_mode, feature_set (default 'auto') and the variant's own)."""
     return BackgammonVectorEnv(variant, num_envs, **options)
 
 
