@@ -3,20 +3,28 @@
 B positions and B rolls go in; every distinct legal afterstate of all of them comes out at once
 (`Afterstates`), with no Python loop over positions or checkers. Why it is fast:
 
-* A partial play is a few integers, not a board: its parent, its last move code, `own` (bitmask
-  of sources holding a mover's checker: bits 0..23 points, 24 the Acey-deucey pool, 25 the bar)
-  and `blots` (opposing blots not yet hit). `open` (points a checker may land on) cannot change
-  within a turn, so it is computed once per position. Legal sources for die d are a handful of
-  integer ops (see `_sources`); rows are only built for the plays that are kept.
+* A partial play is a few integers, not a board: its root position, its move codes, `own`
+  (bitmask of the sources holding a mover's checker: bits 0..23 points, 24 the bar, 25 the
+  Acey-deucey pool) and `blots` (opposing blots not yet hit). `open` (points a checker may land
+  on) cannot change within a turn, so it is computed once per position. Legal sources for die d
+  are six integer ops and two table reads (`_sources`).
+* Doubles and non-doubles go through the same layers (non-doubles first, doubles after, so each
+  kind is a slice): one set of NumPy calls per layer for both, which is what costs at small
+  batches.
+* No board is built while playing. A play's afterstate is its root row plus the change of its
+  first two moves, read from one table of move pairs (`_PAIR_DELTA`); doubles of three or four
+  moves start from their materialized two-move row. So every output row is made exactly once,
+  in output order, by one gather and one add.
 * Doubles are played with sources in non-increasing order. Every legal play can be reordered
   that way, and two different multisets of same-die moves always leave different boards (the
   moves can be read back from the board change, top down), so doubles need no deduplication.
 * A non-double a-b is played a-then-b in full, and b-then-a only where the a-move was not
   already legal at the start (otherwise a-then-b reaches the same play). Two different plays
   can then leave the same board only if one checker moved both dice, both dice bore off, or
-  both entered (bar and pool: the dice may swap). Only those "suspects" are deduplicated: one
-  sort of a 64-bit hash per row, full rows compared where hashes meet (exact: a real hash
-  collision falls back to sorting whole rows).
+  both entered (bar and pool: the dice may swap); whether a move pair is such a "suspect" is a
+  table read. Only suspects are deduplicated: one sort of a 64-bit key made of the hash of the
+  pair's board change and the position, pairs compared in full where keys meet (exact: a real
+  collision falls back to sorting rows).
 * Rows are gathered with np.take (several times faster than fancy indexing of 2-D int8), and
   glibc is asked to keep freed memory (common.keep_freed_memory): page faults otherwise cost
   more than the work.
@@ -30,31 +38,36 @@ from __future__ import annotations
 import numpy as np
 
 from .board import BAR, N_POINTS, OFF, OPP_BAR, POOL, WIDTH
-from .common import Afterstates, dedup_hashed, keep_freed_memory, set_bits
+from .common import Afterstates, dedup_hashed, keep_freed_memory, set_bits, unique_rows
 
 keep_freed_memory()  # see its docstring: page faults otherwise dominate the run time
 
 PAD = 32  # internal row width in bytes
 ONE_TWO_CHUNK = 16  # Acey-deucey 1-2 positions handled together (memory ~ 16 x 10^5 rows)
-SRC_POOL, SRC_BAR = 24, 25
+SRC_BAR, SRC_POOL = 24, 25  # source bits; 0..23 are the points
 N_SRC = 26
-_SRC_COL = np.array(list(range(N_POINTS)) + [POOL, BAR])
-_POOL_BIT, _BAR_BIT = np.int64(1 << SRC_POOL), np.int64(1 << SRC_BAR)
-_MASK24 = np.int64((1 << 24) - 1)
+_SRC_COL = np.array(list(range(N_POINTS)) + [BAR, POOL])
+_BAR_BIT, _POOL_BIT = 1 << SRC_BAR, 1 << SRC_POOL
+_ALL = (1 << N_SRC) - 1
+N_CODES = N_SRC * 14 + 1  # move codes src * 14 + (die - 1) * 2 + hit, and NULL (no move)
+NULL = N_CODES - 1
+NULL_PAIR = NULL * N_CODES + NULL
 
 
 def _code(src, die, hit):
-    return (src * 7 + die) * 2 + hit
+    return src * 14 + (die - 1) * 2 + hit
 
 
 def _build_tables():
-    """DELTA[code]: row change of a movement; DEST[code]: landing index (-1 = off); BEAR."""
-    delta = np.zeros((N_SRC * 14, PAD), dtype=np.int8)
-    dest = np.full(N_SRC * 14, -1, dtype=np.int64)
+    """Per move code: row change, landing index (-1 off, -2 none), source; bear-off sources."""
+    delta = np.zeros((N_CODES, PAD), dtype=np.int8)
+    dest = np.full(N_CODES, -2, dtype=np.int64)
+    src_of = np.full(N_CODES, -1, dtype=np.int64)
     for src in range(N_SRC):
         for die in range(1, 7):
             for hit in (0, 1):
                 c = _code(src, die, hit)
+                src_of[c] = src
                 delta[c, _SRC_COL[src]] -= 1
                 to = (24 if src >= 24 else src) - die
                 if to >= 0:
@@ -63,255 +76,295 @@ def _build_tables():
                     dest[c] = to
                 else:
                     delta[c, OFF] += 1
-    # BEAR[die * 64 + home mask]: sources that may bear off with that die (exact, or the highest
-    # point when the die is larger than it)
-    bear = np.zeros(7 * 64, dtype=np.int64)
+                    dest[c] = -1
+    # BEAR[die * 65 + own]: sources that may bear off with that die when `own` < 64 (every
+    # checker home): the exact point, or the highest point when the die is larger; 0 at own 64
+    bear = np.zeros(7 * 65, dtype=np.int64)
     for die in range(1, 7):
         for low in range(1, 64):
             m = low & (1 << (die - 1))
             high = low.bit_length() - 1
             if high < die - 1:
                 m |= 1 << high
-            bear[die * 64 + low] = m
-    return delta, dest, bear
+            bear[die * 65 + low] = m
+    return delta, dest, src_of, bear
 
 
-_DELTA, _DEST, _BEAR = _build_tables()
+_DELTA, _DEST, _SRC_OF, _BEAR = _build_tables()
 _DEST_BIT = np.where(_DEST >= 0, np.int64(1) << np.maximum(_DEST, 0), 0)
-_SRC_OF = np.arange(N_SRC * 14) // 14
-_TO = np.maximum(_DEST[0::2], 0)  # by src * 7 + die: landing index (0 when off)
-_LANDS = (_DEST[0::2] >= 0).astype(np.int64)  # 1 when the movement lands on a point
-_LIMIT = (np.int64(2) << np.arange(N_SRC, dtype=np.int64)) - 1  # sources <= s
+_DELTA_FLAT = _DELTA.reshape(-1)
+# _BARSEL[own >> 24]: with a checker on the bar only the bar may move
+_BARSEL = np.array([_ALL, _BAR_BIT, _ALL, _BAR_BIT], dtype=np.int64)
+# _LIMIT[src]: sources a double may use after a move from src (non-increasing: bar > pool > 24..1)
+_LIMIT = np.append((np.int64(2) << np.arange(N_POINTS, dtype=np.int64)) - 1,
+                   [_ALL, _ALL & ~_BAR_BIT])
 
 
-def _masks24(*flags: np.ndarray) -> np.ndarray:
-    """k arrays [N, 24] of bool -> [N, k] int64 bitmasks (bit i = column i), one packbits."""
-    n, k = flags[0].shape[0], len(flags)
-    packed = np.packbits(np.stack(flags, axis=1).reshape(-1), bitorder="little")
-    buf = np.zeros((n, k, 4), np.uint8)
-    buf[:, :, :3] = packed.reshape(n, k, 3)
-    return buf.view("<u4")[..., 0].astype(np.int64)
-
-
-def _sources(own, open_, die, enter_all: bool):
-    """Bitmask of the sources a movement of `die` may start from, per state."""
-    entry = (open_ >> (24 - die)) & 1
-    m = own & (open_ << die) & _MASK24
-    m |= own & _POOL_BIT & (entry << SRC_POOL)
-    home = own < 64  # nothing on points 7..24, the bar or in the pool
-    m |= _BEAR[die * 64 + (own & 63)] * home
-    if enter_all:
-        m = np.where(own & _POOL_BIT, entry << SRC_POOL, m)
-    return np.where(own & _BAR_BIT, entry << SRC_BAR, m)
-
-
-def _moves(idx, src, die, blots):
-    """Move codes of movements src by die from states idx; a landing on a blot hits."""
-    base = src * 7 + die
-    return base * 2 + ((blots[idx] >> _TO[base]) & _LANDS[base])
-
-
-class _Roots:
-    """The input positions with the per-position masks that never change within a turn."""
-
-    def __init__(self, rows: np.ndarray):
-        self.rows = rows
-        pts = rows[:, :N_POINTS]
-        m = _masks24(pts >= -1, pts == -1, pts > 0)
-        self.open, self.blots = m[:, 0], m[:, 1]
-        self.own = m[:, 2] | ((rows[:, POOL] > 0) * _POOL_BIT) | ((rows[:, BAR] > 0) * _BAR_BIT)
-
-
-def _after_departure(own, rows_flat, state, code):
-    """`own` after a movement: the source bit clears when it empties, the landing bit sets."""
-    src = _SRC_OF[code]
-    left = rows_flat[state * PAD + _SRC_COL[src]]  # count at the source after the move
-    return (own & ~((left == 0) * (np.int64(1) << src))) | _DEST_BIT[code]
-
-
-def _non_doubles(R: _Roots, pos, a, b, enter_all, track):
-    """All plays of non-double rolls a-b at positions pos (see the module docstring).
-
-    Returns a list of pieces (parent, rows, codes or None); suspects are not yet deduplicated
-    but marked in a 4th entry.
-    """
-    n = pos.size
-    # layer 0: each position twice, order 1 (a then b) and order 2 (b then a)
-    g_pos = np.repeat(pos, 2)
-    first = np.empty(2 * n, np.int64); first[0::2] = a; first[1::2] = b
-    second = np.empty(2 * n, np.int64); second[0::2] = b; second[1::2] = a
-    own0 = R.own[g_pos]
-    open0 = R.open[g_pos]
-    L1 = _sources(own0, open0, first, enter_all)
-    excl = np.zeros(2 * n, np.int64)
-    excl[1::2] = L1[0::2]  # order 2 may not use, second, an a-move legal at the start
-    pieces = []
-    pas = (L1[0::2] == 0) & (L1[1::2] == 0)
-    if pas.any():
-        p = pos[pas]
-        no_play = np.zeros((p.size, 0), np.int16) if track else None
-        pieces.append((p, np.take(R.rows, p, axis=0), no_play, None))
-    # layer 1
-    g1, src1 = set_bits(L1, 26)
-    p1 = g_pos[g1]
-    code1 = _moves(p1, src1, first[g1], R.blots)
-    rows_flat = R.rows.reshape(-1)
-    left = rows_flat[p1 * PAD + _SRC_COL[src1]] - 1
-    own1 = (own0[g1] & ~((left == 0) * (np.int64(1) << src1))) | _DEST_BIT[code1]
-    blots1 = R.blots[p1] & ~_DEST_BIT[code1]
-    d2 = second[g1]
-    S1 = R.rows.take(p1, axis=0)
-    S1 += _DELTA.take(code1, axis=0)
-    L2 = _sources(own1, open0[g1], d2, enter_all)
-    has2 = np.zeros(R.rows.shape[0], bool)
-    has2[p1[L2 != 0]] = True
-    # one-die plays, for positions where no play uses both dice; the larger die when possible
-    one = np.flatnonzero((L2 == 0) & ~has2[p1])
-    if one.size:
-        p = p1[one]
-        large = first[g1[one]] > second[g1[one]]
-        has_large = np.zeros(R.rows.shape[0], bool)
-        has_large[p[large]] = True
-        one = one[large | ~has_large[p]]
-        p = p1[one]
-        rows = S1.take(one, axis=0)
-        pieces.append((p, rows, code1[one, None].astype(np.int16) if track else None, None))
-    # layer 2
-    L2 &= ~excl[g1]
-    i2, src2 = set_bits(L2, 26)
-    code2 = _moves(i2, src2, d2[i2], blots1)
-    c1 = code1[i2]
-    p2 = p1[i2]
-    dest1 = _DEST[c1]
-    src1 = _SRC_OF[c1]
-    suspect = ((src2 == dest1) | (src1 == _DEST[code2]) | ((dest1 < 0) & (_DEST[code2] < 0))
-               | ((src1 >= 24) & (src2 >= 24)))  # bar + pool entries may swap dice
-    rows = S1.take(i2, axis=0)
-    rows += _DELTA.take(code2, axis=0)
-    codes = np.stack([c1, code2], axis=1).astype(np.int16) if track else None
-    pieces.append((p2, rows, codes, suspect))
-    return pieces
-
-
-def _doubles(R: _Roots, pos, die, enter_all, track):
-    """All plays of doubles at positions pos: up to four movements, sources non-increasing.
-
-    Returns one piece (parent, rows, codes or None); never any duplicate.
-    """
-    n = pos.size
-    own = R.own[pos]
-    open_ = R.open[pos]
-    blots = R.blots[pos]
-    last = np.full(n, SRC_BAR, np.int64)
-    rows = np.take(R.rows, pos, axis=0)
-    state_pos = np.arange(n)  # index into pos
-    most = np.zeros(n, np.int8)
-    layers = []  # per layer k: (state index into pos, rows, stopped here, codes)
-    codes = np.zeros((n, 0), np.int16) if track else None
-    for k in range(4):
-        d = die[state_pos]
-        L = _sources(own, open_[state_pos], d, enter_all) & _LIMIT[last]
-        stop = L == 0
-        layers.append((state_pos, rows, stop, codes))
-        most[state_pos[~stop]] = k + 1
-        i, src = set_bits(L, 26)
-        if i.size == 0:
-            break
-        code = _moves(i, src, d[i], blots)
-        rows = rows.take(i, axis=0)
-        rows += _DELTA.take(code, axis=0)
-        state_pos = state_pos[i]
-        if codes is not None:
-            codes = np.concatenate([codes[i], code[:, None].astype(np.int16)], axis=1)
-        if k < 3:
-            own = _after_departure(own[i], rows.reshape(-1), np.arange(i.size), code)
-            blots = blots[i] & ~_DEST_BIT[code]
-            last = src
-    else:
-        layers.append((state_pos, rows, np.ones(state_pos.size, bool), codes))
-    out_p, out_r, out_c = [], [], []
-    for k, (sp, r, stop, c) in enumerate(layers):
-        keep = np.flatnonzero(stop & (most[sp] == k))
-        if keep.size == 0:
-            continue
-        out_p.append(pos[sp[keep]])
-        out_r.append(r if keep.size == r.shape[0] else r.take(keep, axis=0))
-        if track:
-            out_c.append(np.pad(c[keep], ((0, 0), (0, 4 - c.shape[1])), constant_values=-1))
-    if len(out_p) == 1:
-        return out_p[0], out_r[0], out_c[0] if track else None, None
-    return (np.concatenate(out_p), np.concatenate(out_r),
-            np.concatenate(out_c) if track else None, None)
-
-
-def _roll_pieces(R: _Roots, dice, idx, enter_all, track):
-    d1 = dice[idx, 0].astype(np.int64)
-    d2 = dice[idx, 1].astype(np.int64)
-    dbl = d1 == d2
-    pieces = []
-    if (~dbl).any():
-        pieces += _non_doubles(R, idx[~dbl], d1[~dbl], d2[~dbl], enter_all, track)
-    if dbl.any():
-        pieces.append(_doubles(R, idx[dbl], d1[dbl], enter_all, track))
-    return pieces
-
-
-def _merge(pieces, track):
-    """Deduplicate the suspects, concatenate, and order rows by parent (two row copies)."""
-    parent = np.concatenate([p for p, _, _, _ in pieces])
-    rows = np.concatenate([r for _, r, _, _ in pieces]) if len(pieces) > 1 else pieces[0][1]
-    keep, at = [], 0
-    for p, r, _, suspect in pieces:
-        if suspect is None or not suspect.any():
-            keep.append(np.arange(at, at + p.size))
-        else:
-            s = np.arange(p.size) if suspect.all() else np.flatnonzero(suspect)
-            rs = r if s.size == p.size else r.take(s, axis=0)
-            drop = np.ones(p.size, bool)
-            drop[~suspect] = False
-            drop[s[dedup_hashed(p[s], _row_hash(rs), rs)]] = False
-            keep.append(np.flatnonzero(~drop) + at)
-        at += p.size
-    keep = np.concatenate(keep)
-    order = keep[_by_parent(parent[keep])]
-    codes = None
-    if track:
-        width = max(c.shape[1] for _, _, c, _ in pieces)
-        codes = np.concatenate([np.pad(c, ((0, 0), (0, width - c.shape[1])), constant_values=-1)
-                                for _, _, c, _ in pieces])[order]
-    if order.size == rows.shape[0] and (order[1:] > order[:-1]).all():
-        return parent, rows, codes
-    return parent[order], rows.take(order, axis=0), codes
-
-
-def _by_parent(parent: np.ndarray) -> np.ndarray:
-    """Stable order by parent, cheap when each parent's rows already form one block (the usual
-    case: every piece is built in parent order and a position's plays all come from one piece)."""
-    n = parent.size
-    if n == 0:
-        return np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], parent[1:] != parent[:-1])))
-    block_parent = parent[starts]
-    blocks = np.argsort(block_parent, kind="stable")
-    bp = block_parent[blocks]
-    if (bp[1:] == bp[:-1]).any():  # some parent in several blocks
-        return np.argsort(parent, kind="stable")
-    lengths = np.diff(np.append(starts, n))[blocks]
-    shift = starts[blocks] - (lengths.cumsum() - lengths)
-    return np.arange(n) + np.repeat(shift, lengths)
+def _pair_tables():
+    """Tables over move pairs q = c1 * N_CODES + c2: board change, its hash, "suspect" flag."""
+    pair = (_DELTA[:, None, :] + _DELTA[None, :, :]).reshape(-1, PAD)
+    h = _row_hash(pair)
+    s1, d1 = np.repeat(_SRC_OF, N_CODES), np.repeat(_DEST, N_CODES)
+    s2, d2 = np.tile(_SRC_OF, N_CODES), np.tile(_DEST, N_CODES)
+    suspect = ((s2 == d1) | (s1 == d2) | ((d1 == -1) & (d2 == -1)) | ((s1 >= 24) & (s2 >= 24)))
+    return pair, h, suspect
 
 
 _WORD_MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
                        0xD6E8FEB86659FD93], dtype=np.uint64)
+_MIX = np.uint64(0xD6E8FEB86659FD93)
 
 
 def _row_hash(rows: np.ndarray) -> np.ndarray:
-    """64-bit hash of [N, PAD] int8 rows, from their four 8-byte words."""
+    """64-bit hash of [N, PAD] int8 rows, from their four 8-byte words (array ops wrap)."""
     w = rows.view(np.uint64)
-    with np.errstate(over="ignore"):
-        h = (w[:, 0] * _WORD_MULT[0] + w[:, 1] * _WORD_MULT[1] + w[:, 2] * _WORD_MULT[2]
-             + w[:, 3] * _WORD_MULT[3])
-        return h ^ (h >> np.uint64(31))
+    h = (w[:, 0] * _WORD_MULT[0] + w[:, 1] * _WORD_MULT[1] + w[:, 2] * _WORD_MULT[2]
+         + w[:, 3] * _WORD_MULT[3])
+    return h ^ (h >> np.uint64(31))
+
+
+_PAIR_DELTA, _PAIR_HASH, _PAIR_SUSPECT = _pair_tables()
+_PAIR_WORDS = _PAIR_DELTA.view(np.uint64)
+
+
+def _masks(flags: np.ndarray) -> np.ndarray:
+    """[..., 32] bool -> [...] int64 bitmask (bit i = column i), one packbits."""
+    return np.packbits(flags, axis=-1, bitorder="little").view("<u4")[..., 0].astype(np.int64)
+
+
+def _sources(own, open_, die, pool, enter_all):
+    """Bitmask of the sources a movement of `die` may start from, per state.
+
+    own & (open << die) is every point and bar source whose landing point is open (the bar's bit
+    24 lands on 24 - die); the bear-off table adds bear-offs when every checker is home, the
+    bar table keeps only the bar when a checker is on it. The pool (bit 25, Acey-deucey) enters
+    like the bar but with no precedence; it is handled only when some state has one.
+    """
+    m = (own & (open_ << die)) | _BEAR.take(die * 65 + np.minimum(own, 64))
+    if pool:
+        entry = ((open_ >> (24 - die)) & 1) << SRC_POOL
+        m = (m & ~_POOL_BIT) | (own & entry)
+        if enter_all:
+            m = np.where(own & _POOL_BIT, (own & entry) | (m & _BAR_BIT), m)
+    return m & _BARSEL.take(own >> SRC_BAR)
+
+
+def _hits(blots, die, pool):
+    """Per state, a mask whose bit s says that a move of `die` from source s hits a blot."""
+    h = blots << die
+    if pool:
+        h = (h & ~_POOL_BIT) | ((h & _BAR_BIT) << 1)  # the pool lands where the bar does
+    return h
+
+
+def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
+    """All distinct afterstates of rows [B, PAD] and dice [B, 2] (no Acey-deucey 1-2 rule).
+
+    Returns (parent, out rows [N, PAD], codes [N, 4] or None), parent non-decreasing.
+    """
+    B = rows.shape[0]
+    rows_flat = rows.reshape(-1)
+    pool = bool(rows[:, POOL].any())
+    m = _masks(np.stack([rows > 0, rows >= -1, rows == -1, rows == 1], axis=1))
+    own_r = m[:, 0] & (_ALL >> 1)
+    open_r, blots_r = m[:, 1] & 0xFFFFFF, m[:, 2] & 0xFFFFFF
+    single_r = m[:, 3] & (_ALL >> 1)  # sources with exactly one checker
+    if pool:
+        own_r |= (rows[:, POOL] > 0).astype(np.int64) << SRC_POOL
+        single_r |= (rows[:, POOL] == 1).astype(np.int64) << SRC_POOL
+    src_col = _SRC_COL if pool else None
+
+    # layer 0: a non-double is two states (a then b, b then a), a double one; non-doubles first
+    d = dice.astype(np.int64)
+    dbl = d[:, 0] == d[:, 1]
+    nd, dd = np.flatnonzero(~dbl), np.flatnonzero(dbl)
+    n_nd = 2 * nd.size
+    ab = d.take(nd, axis=0)
+    par0 = np.concatenate([nd.repeat(2), dd])
+    die0 = np.concatenate([ab.reshape(-1), d[dd, 0]])
+    nxt0 = np.concatenate([ab[:, ::-1].reshape(-1), d[dd, 0]])  # die of the next movement
+    own0 = own_r.take(par0)
+    open0 = open_r.take(par0)
+    L0 = _sources(own0, open0, die0, pool, enter_all)
+    lim0 = np.full(par0.size, _ALL, np.int64)
+    lim0[1:n_nd:2] = ~L0[0:n_nd:2]  # b then a may not use, second, an a-move legal at the start
+    most = np.zeros(B, np.int8)  # most movements any play of the position makes
+
+    # layer 1: one movement made
+    i, src = set_bits(L0, 26)
+    par1 = par0.take(i)
+    most[par1] = 1
+    split1 = int(np.searchsorted(i, n_nd))  # non-double states come first
+    c1 = src * 14 + ((die0 - 1) * 2).take(i) + ((_hits(blots_r.take(par0), die0, pool).take(i)
+                                                 >> src) & 1)
+    dest_bit = _DEST_BIT.take(c1)
+    own1 = (own0.take(i) & ~(single_r.take(par1) & (1 << src))) | dest_bit
+    blots1 = blots_r.take(par1) & ~dest_bit
+    die1 = nxt0.take(i)
+    lim1 = lim0.take(i)
+    lim1[split1:] = _LIMIT.take(src[split1:])
+    open1 = open_r.take(par1)
+    L1 = _sources(own1, open1, die1, pool, enter_all) & lim1
+
+    # layer 2: non-doubles end here (pairs q = c1 * N_CODES + c2); doubles go on
+    j, src2 = set_bits(L1, 26)
+    par2 = par1.take(j)
+    most[par2] = 2
+    split2 = int(np.searchsorted(j, split1))
+    c2 = src2 * 14 + ((die1 - 1) * 2).take(j) + ((_hits(blots1, die1, pool).take(j) >> src2) & 1)
+    q2 = c1.take(j) * N_CODES + c2
+
+    finals = []  # (parent, base row index, pair, first pair of a long double) per group
+    # one-movement plays
+    stop1 = np.flatnonzero(L1 == 0)
+    if stop1.size:
+        stop1 = stop1[most.take(par1.take(stop1)) == 1]
+        n1 = int(np.searchsorted(stop1, split1))
+        if n1:  # non-doubles: the larger die when some play can use it
+            s = stop1[:n1]
+            p = par1.take(s)
+            large = d[p].max(axis=1) == die0.take(i.take(s))
+            has_large = np.zeros(B, bool)
+            has_large[p[large]] = True
+            stop1 = np.concatenate([s[large | ~has_large[p]], stop1[n1:]])
+        p = par1.take(stop1)
+        finals.append((p, p, c1.take(stop1) * N_CODES + NULL, None))
+
+    # non-double pairs, the suspects deduplicated
+    pn, qn = par2[:split2], q2[:split2]
+    sus = np.flatnonzero(_PAIR_SUSPECT.take(qn))
+    if sus.size > 1:
+        drop = _duplicates(pn.take(sus), qn.take(sus))
+        if drop.size:
+            keep = np.ones(split2, bool)
+            keep[sus.take(drop)] = False
+            keep = np.flatnonzero(keep)
+            pn, qn = pn.take(keep), qn.take(keep)
+    finals.append((pn, pn, qn, None))
+
+    pre = rows
+    if split2 < j.size:  # doubles: up to two more movements
+        k2 = j[split2:]
+        par2d = par2[split2:]
+        q12 = q2[split2:]
+        c2d = c2[split2:]
+        s2 = src2[split2:]
+        col = s2 if src_col is None else src_col.take(s2)
+        cnt = rows_flat.take(par2d * PAD + col) + _DELTA_FLAT.take(c1.take(k2) * PAD + col)
+        db = _DEST_BIT.take(c2d)
+        own2 = (own1.take(k2) & ~((cnt == 1).astype(np.int64) << s2)) | db
+        blots2 = blots1.take(k2) & ~db
+        die2 = die1.take(k2)
+        L2 = _sources(own2, open1.take(k2), die2, pool, enter_all) & _LIMIT.take(s2)
+        # the two-movement rows of doubles, for their third and fourth movements
+        n2 = par2d.size
+        pre = np.empty((B + n2, PAD), np.int8)
+        pre[:B] = rows
+        np.take(rows, par2d, axis=0, out=pre[B:])
+        pre[B:] += _PAIR_DELTA.take(q12, axis=0)
+        pre_flat = pre.reshape(-1)
+        # layer 3
+        k3, s3 = set_bits(L2, 26)
+        par3 = par2d.take(k3)
+        most[par3] = 3
+        stop2 = np.flatnonzero(L2 == 0)
+        if stop2.size:
+            stop2 = stop2[most.take(par2d.take(stop2)) == 2]
+            p = par2d.take(stop2)
+            finals.append((p, p, q12.take(stop2), None))
+        die3 = die2.take(k3)
+        c3 = s3 * 14 + (die3 - 1) * 2 + ((_hits(blots2, die2, pool).take(k3) >> s3) & 1)
+        base3 = B + k3
+        col = s3 if src_col is None else src_col.take(s3)
+        cnt = pre_flat.take(base3 * PAD + col)
+        db = _DEST_BIT.take(c3)
+        own3 = (own2.take(k3) & ~((cnt == 1).astype(np.int64) << s3)) | db
+        blots3 = blots2.take(k3) & ~db
+        L3 = _sources(own3, open_r.take(par3), die3, pool, enter_all) & _LIMIT.take(s3)
+        # layer 4
+        k4, s4 = set_bits(L3, 26)
+        if k4.size:
+            most[par3.take(k4)] = 4
+        stop3 = np.flatnonzero(L3 == 0)
+        if stop3.size:
+            stop3 = stop3[most.take(par3.take(stop3)) == 3]
+            finals.append((par3.take(stop3), base3.take(stop3), c3.take(stop3) * N_CODES + NULL,
+                           q12.take(k3.take(stop3)) if track else None))
+        if k4.size:
+            c4 = s4 * 14 + (die3.take(k4) - 1) * 2 + ((_hits(blots3, die3, pool).take(k4) >> s4)
+                                                        & 1)
+            finals.append((par3.take(k4), base3.take(k4), c3.take(k4) * N_CODES + c4,
+                           q12.take(k3.take(k4)) if track else None))
+    # positions with no legal movement: the position itself
+    none = np.flatnonzero(most == 0)
+    if none.size:
+        finals.append((none, none, np.full(none.size, NULL_PAIR), None))
+
+    # every position's plays form one block of one group: order the blocks by parent
+    parent = np.concatenate([f[0] for f in finals])
+    base = np.concatenate([f[1] for f in finals])
+    pair = np.concatenate([f[2] for f in finals])
+    order = _by_parent(parent)
+    if order is not None:
+        parent, base, pair = parent.take(order), base.take(order), pair.take(order)
+    out = pre.take(base, axis=0)
+    out += _PAIR_DELTA.take(pair, axis=0)
+    codes = None
+    if track:
+        first = np.concatenate([np.full(f[0].size, NULL_PAIR) if f[3] is None else f[3]
+                                for f in finals])
+        if order is not None:
+            first = first.take(order)
+        long = first != NULL_PAIR
+        lead = np.where(long, first, pair)
+        tail = np.where(long, pair, NULL_PAIR)
+        codes = np.stack([lead // N_CODES, lead % N_CODES, tail // N_CODES, tail % N_CODES], 1)
+        codes[codes == NULL] = -1
+    return parent, out, codes
+
+
+def _duplicates(parent: np.ndarray, pair: np.ndarray) -> np.ndarray:
+    """Indices of the (parent, pair) entries whose afterstate an earlier-kept one already has.
+
+    Equal afterstates of one parent are equal pair changes: one sort of a 64-bit key (hash of
+    the change, mixed with the parent), entries compared in full where keys meet; a true key
+    collision falls back to the exact row sort.
+    """
+    key = _PAIR_HASH.take(pair) ^ (parent.astype(np.uint64) * _MIX)
+    order = np.argsort(key)
+    k = key.take(order)
+    same = np.flatnonzero(k[1:] == k[:-1])
+    if same.size == 0:
+        return same
+    a, b = order.take(same + 1), order.take(same)
+    if not ((parent.take(a) == parent.take(b)).all()
+            and (_PAIR_WORDS.take(pair.take(a), axis=0)
+                 == _PAIR_WORDS.take(pair.take(b), axis=0)).all()):
+        keep = unique_rows(_PAIR_DELTA.take(pair, axis=0), parent)  # a true collision
+        drop = np.ones(parent.size, bool)
+        drop[keep] = False
+        return np.flatnonzero(drop)
+    return a
+
+
+def _by_parent(parent: np.ndarray):
+    """Stable order by parent, cheap when each parent's rows form one block (they do: see
+    _generate); None when the rows are in order already."""
+    n = parent.size
+    if n == 0:
+        return None
+    brk = np.flatnonzero(parent[1:] != parent[:-1]) + 1
+    block_parent = parent.take(np.concatenate(([0], brk)))
+    if (block_parent[1:] > block_parent[:-1]).all():
+        return None
+    starts = np.concatenate(([0], brk))
+    blocks = np.argsort(block_parent, kind="stable")
+    bp = block_parent.take(blocks)
+    if (bp[1:] == bp[:-1]).any():  # some parent in several blocks
+        return np.argsort(parent, kind="stable")
+    lengths = np.diff(np.append(starts, n)).take(blocks)
+    shift = starts.take(blocks) - (lengths.cumsum() - lengths)
+    return np.arange(n) + np.repeat(shift, lengths)
 
 
 def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool = False,
@@ -336,32 +389,49 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool 
                            plays=[] if with_plays else None)
     rows = np.zeros((B, PAD), dtype=np.int8)
     rows[:, :WIDTH] = boards
-    R = _Roots(rows)
-    idx = np.arange(B)
     is12 = np.zeros(B, bool)
     if acey_deucey:
         is12 = (dice.min(axis=1) == 1) & (dice.max(axis=1) == 2)
-    pieces = _roll_pieces(R, dice, idx[~is12], enter_all_before_moving, with_plays)
-    twelve = idx[is12]
-    for s in range(0, twelve.size, ONE_TWO_CHUNK):  # bounded memory: up to ~10^5 plays each
-        pieces.append(_one_two_then_double(R, dice, twelve[s:s + ONE_TWO_CHUNK],
-                                           enter_all_before_moving, with_plays))
-    parent, out, codes = _merge(pieces, with_plays)
+    if not is12.any():
+        parent, out, codes = _generate(rows, dice, enter_all_before_moving, with_plays)
+    else:
+        rest = np.flatnonzero(~is12)
+        parts = []
+        if rest.size:
+            p, r, c = _generate(rows.take(rest, axis=0), dice.take(rest, axis=0),
+                                enter_all_before_moving, with_plays)
+            parts.append((rest.take(p), r, c))
+        twelve = np.flatnonzero(is12)
+        for s in range(0, twelve.size, ONE_TWO_CHUNK):  # bounded memory: ~10^5 plays each
+            t = twelve[s:s + ONE_TWO_CHUNK]
+            p, r, c = _one_two_then_double(rows.take(t, axis=0), enter_all_before_moving,
+                                           with_plays)
+            parts.append((t.take(p), r, c))
+        parent = np.concatenate([p for p, _, _ in parts])
+        order = np.argsort(parent, kind="stable")
+        parent = parent.take(order)
+        out = np.concatenate([r for _, r, _ in parts]).take(order, axis=0)
+        codes = None
+        if with_plays:
+            w = max(c.shape[1] for _, _, c in parts)
+            codes = np.concatenate([np.pad(c, ((0, 0), (0, w - c.shape[1])), constant_values=-1)
+                                    for _, _, c in parts])[order]
     plays = None if codes is None else [format_play(c) for c in codes]
     return Afterstates(boards=out[:, :WIDTH], parent=parent, plays=plays)
 
 
-def _one_two_then_double(R: _Roots, dice, idx, enter_all, track):
-    """Acey-deucey 1-2: each distinct 1-2 afterstate, then each of the six doubles from it."""
-    p, rows, codes = _merge(_roll_pieces(R, dice, idx, enter_all, track), track)
-    R2 = _Roots(rows)
-    stage = np.repeat(np.arange(rows.shape[0]), 6)
-    dbl = np.tile(np.arange(1, 7, dtype=np.int64), rows.shape[0])
-    p2, rows2, codes2, _ = _doubles(R2, stage, dbl, enter_all, track)
-    parent = p[p2]
+def _one_two_then_double(rows, enter_all, track):
+    """Acey-deucey 1-2: each distinct 1-2 afterstate, then each of the six doubles from it;
+    the union deduplicated per position."""
+    n = rows.shape[0]
+    p, r, codes = _generate(rows, np.tile(np.array([[1, 2]]), (n, 1)), enter_all, track)
+    dbl = np.tile(np.arange(1, 7), r.shape[0])
+    p2, r2, codes2 = _generate(np.repeat(r, 6, axis=0), np.stack([dbl, dbl], 1), enter_all, track)
+    parent = p.take(p2 // 6)
+    keep = np.sort(dedup_hashed(parent, _row_hash(r2), r2))
     if track:
-        codes2 = np.concatenate([codes[p2], codes2], axis=1)
-    return parent, rows2, codes2, np.ones(parent.size, bool)
+        codes2 = np.concatenate([codes.take(p2 // 6, axis=0), codes2], axis=1).take(keep, axis=0)
+    return parent.take(keep), r2.take(keep, axis=0), codes2
 
 
 def _point_name(src: int) -> str:
@@ -372,7 +442,8 @@ def format_play(codes: np.ndarray) -> str:
     """Move codes -> standard notation: `24/18 13/11*`, `bar/22`, `6/off`; '' for no move."""
     parts = []
     # equal movements: the hitting one first (reversed below), since the first landing hits
-    moves = sorted((int(c) for c in codes if c >= 0), key=lambda c: (_SRC_OF[c], _DEST[c], c % 2))
+    moves = sorted((int(c) for c in codes if 0 <= c < NULL),
+                   key=lambda c: (_SRC_OF[c], _DEST[c], c % 2))
     for c in reversed(moves):
         src, dest, hit = int(_SRC_OF[c]), int(_DEST[c]), c % 2
         parts.append(f"{_point_name(src)}/{'off' if dest < 0 else dest + 1}{'*' if hit else ''}")
