@@ -49,7 +49,7 @@ def bench(executor: str, args) -> dict:
     torch.manual_seed(0)
     variant = make_variant(cfg)
     fs = feature_set_for(variant.name, cfg.model.features)
-    net = build_net(fs.size, cfg.model)
+    net = build_net(fs.size, cfg.model, fs)
     opt = make_optimizer(net, T)
     scorer = Scorer(net, fs, variant, torch.device("cpu"))
     play = make_executor(cfg, variant, scorer)

@@ -138,3 +138,34 @@ def test_ply1_targets_mix_the_nets_one_ply_value_into_a_fixed_share_of_the_batch
     np.testing.assert_array_equal(mixed[3:], target[3:])
     assert not np.allclose(mixed[:3], target[:3])
     np.testing.assert_array_equal(mix_ply1(sc, boards, again, target, 0.0, 1.0), target)
+
+
+def test_selfplay_keeps_the_features_it_scored_with_for_learning():
+    """Learning reuses the features computed when the afterstate was scored: they equal a fresh
+    encoding of every trainable afterstate, including after a restore of the self-play state."""
+    import torch
+    from abak_rl.model.net import build_net
+    from abak_rl.model.scorer import Scorer
+    from abak_rl.train.selfplay import SelfPlay
+    from abak_rl.train.td import SampleQueue
+    v = get_variant("standard")
+    torch.manual_seed(1)
+    net = build_net(FS.size, {"hidden": 8, "layers": 1, "activation": "sigmoid", "phases": "auto",
+                              "bearoff": "auto"}, FS)
+    sc = Scorer(net, FS, v, torch.device("cpu"))
+    play = SelfPlay(v, 16, seed=3)
+    queue = SampleQueue(v.width, skip=sc.exact_mask)
+    checked = 0
+    for step in range(400):
+        if step == 60:                                  # restore mid-game: features re-encoded
+            state = play.state_dict()
+            play = SelfPlay(v, 16, seed=3)
+            play.load_state_dict(state)
+        fin = play.step(sc)
+        queue.push_games(fin, 0.7)
+        if len(queue) >= 64:
+            boards, again, _, x = queue.pop(len(queue))
+            assert x is not None
+            np.testing.assert_array_equal(x, FS.encode(boards, again))
+            checked += boards.shape[0]
+    assert checked > 500

@@ -68,7 +68,7 @@ def learner(cfg):
     variant = runmod.make_variant(cfg)
     fs = feature_set_for(variant.name, cfg.model.features)
     torch.manual_seed(0)
-    net = build_net(fs.size, cfg.model)
+    net = build_net(fs.size, cfg.model, fs)
     return variant, Scorer(net, fs, variant, torch.device("cpu")), runmod.make_optimizer(net, cfg.train)
 
 

@@ -54,7 +54,8 @@ def test_resolved_config_outputs_and_tensorboard(tmp_path):
     names = sorted(f.name for f in (tmp_path / "ckpt/t").iterdir())
     assert "latest.pt" in names and any(n.startswith("games_") for n in names)
     ck = load_checkpoint(tmp_path / "ckpt/t")
-    assert ck["features"] == {"name": "td198", "version": 1, "size": 198}
+    assert ck["features"] == {"name": "expert", "version": 1, "size": 240}
+    assert ck["model"]["phases"] == ["contact", "race"] and ck["model"]["bearoff"]
     assert ck["config"]["model"]["hidden"] == 8 and ck["counters"]["games"] == s["games"]
     assert saved.model.hidden == 80
     assert not list((tmp_path / "ckpt/t").glob("*.tmp"))   # atomic writes leave no temp files

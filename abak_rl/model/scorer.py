@@ -52,13 +52,18 @@ class Scorer:
         return torch.from_numpy(x).to(self.device, non_blocking=True)
 
     @torch.inference_mode()
-    def net_probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
-        """The net's [N, 5] probabilities (float32, made cumulative), no exact override."""
+    def net_probs(self, boards: np.ndarray, again: np.ndarray, keep: list | None = None) -> np.ndarray:
+        """The net's [N, 5] probabilities (float32, made cumulative), no exact override.
+
+        keep: a list that receives the features of the rows when they fit in one chunk (self-play
+        reuses them for learning instead of encoding the played afterstates again)."""
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
         unit = getattr(self.net, "shape", {}).get("class_unit") if hasattr(self.net, "nets") else None
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])
             x = self.features.encode(boards[lo:hi], again[lo:hi])
+            if keep is not None and hi - lo == boards.shape[0]:
+                keep.append(x)
             if unit is None:
                 out[lo:hi] = self._forward(self.net, x)
                 continue
@@ -75,9 +80,12 @@ class Scorer:
         y = net(torch.from_numpy(x).to(self.device, non_blocking=True))
         return cumulative(y).cpu().numpy()
 
-    def probs(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None) -> np.ndarray:
         """[N, 5] outcome probabilities of afterstates: exact where the game is over (and in
-        bear-off positions when the net uses the database), the net's elsewhere."""
+        bear-off positions when the net uses the database), the net's elsewhere.
+
+        keep: a dict that receives "live" (bool [N], rows the net scored) and "x" (their
+        features, or None when they did not fit in one chunk)."""
         won = self.variant.winner_points(boards)
         over = won > 0
         db = np.zeros_like(over)
@@ -85,11 +93,19 @@ class Scorer:
             from ..engine.bearoff import is_bearoff
             db = is_bearoff(boards) & ~over
         live = ~(over | db)
+        feats: list | None = [] if keep is not None else None
+        if keep is not None:
+            keep["live"] = live
         if live.all():
-            return self.net_probs(boards, again)
-        out = np.empty((boards.shape[0], 5), dtype=np.float32)
-        if live.any():
-            out[live] = self.net_probs(boards[live], again[live])
+            out = self.net_probs(boards, again, feats)
+        else:
+            out = np.empty((boards.shape[0], 5), dtype=np.float32)
+            if live.any():
+                out[live] = self.net_probs(boards[live], again[live], feats)
+        if keep is not None:
+            keep["x"] = feats[0] if feats else None
+        if live.all():
+            return out
         out[over] = outcome_probs(won[over])
         if db.any():
             from ..engine.bearoff import bearoff_probs
@@ -97,8 +113,23 @@ class Scorer:
         return out
 
 
-def best_afterstates(scorer: Scorer, after, dice: np.ndarray, n: int):
-    """0-ply choice: (chosen row per position, probabilities of every row)."""
+def best_afterstates(scorer: Scorer, after, dice: np.ndarray, n: int, keep: dict | None = None):
+    """0-ply choice: (chosen row per position, probabilities of every row); keep as in probs()."""
     again = scorer.variant.extra_turn(dice)[after.parent]
-    p = scorer.probs(after.boards, again)
+    p = scorer.probs(after.boards, again, keep)
     return segment_best(equity(p), after.parent, n), p
+
+
+def chosen_features(keep: dict, chosen: np.ndarray, n_features: int) -> np.ndarray | None:
+    """Features [len(chosen), F] of the chosen rows from a probs(keep=...) call (zeros for rows
+    the net did not score: finished games, bear-offs, which are never trained on), or None when
+    the features were not kept."""
+    if keep.get("x") is None and keep["live"].any():
+        return None
+    live = keep["live"]
+    out = np.zeros((chosen.size, n_features), dtype=np.float32)
+    pos = np.cumsum(live) - 1                 # row -> its index among the live rows
+    ok = live[chosen]
+    if ok.any():
+        out[ok] = keep["x"][pos[chosen[ok]]]
+    return out

@@ -21,7 +21,7 @@ from ..engine import dice as dice_mod
 from ..engine.common import segment_random
 from ..engine.deadlock import turn_result
 from ..model.net import outcome_probs
-from ..model.scorer import best_afterstates
+from ..model.scorer import best_afterstates, chosen_features
 
 _EXPLORE_SEED = 0x5EED_E4B1
 
@@ -29,12 +29,15 @@ _EXPLORE_SEED = 0x5EED_E4B1
 @dataclass
 class FinishedGames:
     """Games that ended in one step, padded to the longest: boards [G, T, W], probs [G, T, 5]
-    (the terminal afterstate's row holds its exact outcome), again [G, T], length [G], points [G]."""
+    (the terminal afterstate's row holds its exact outcome), again [G, T], length [G], points [G];
+    feats [G, T, F]: the features each afterstate was scored with (learning reuses them; None
+    when not kept, e.g. from Ray workers)."""
     boards: np.ndarray
     probs: np.ndarray
     again: np.ndarray
     length: np.ndarray
     points: np.ndarray
+    feats: np.ndarray | None = None
 
 
 class SelfPlay:
@@ -51,7 +54,8 @@ class SelfPlay:
         self.t_boards = np.zeros((n_games, 64, W), dtype=np.int8)
         self.t_probs = np.zeros((n_games, 64, 5), dtype=np.float32)
         self.t_again = np.zeros((n_games, 64), dtype=bool)
-        self._start(np.arange(n_games))
+        self.t_feats = None      # [B, T, F] float32, made at the first step (not checkpointed:
+        self._start(np.arange(n_games))   # features are a pure function of the boards)
 
     def _start(self, slots: np.ndarray) -> None:
         """New games (new ids) in these slots: starting position and opening roll."""
@@ -66,12 +70,15 @@ class SelfPlay:
         T = self.t_boards.shape[1]
         pad = lambda a: np.concatenate([a, np.zeros_like(a)], axis=1)  # noqa: E731
         self.t_boards, self.t_probs, self.t_again = pad(self.t_boards), pad(self.t_probs), pad(self.t_again)
+        if self.t_feats is not None:
+            self.t_feats = pad(self.t_feats)
         assert self.t_boards.shape[1] == 2 * T
 
     def step(self, scorer, epsilon: float = 0.0) -> FinishedGames:
         v, B = self.variant, self.B
         after = v.legal_afterstates(self.boards, self.dice)
-        chosen, probs = best_afterstates(scorer, after, self.dice, B)
+        keep: dict = {}
+        chosen, probs = best_afterstates(scorer, after, self.dice, B, keep)
         if epsilon > 0:
             u = dice_mod.uniform(self.seed ^ _EXPLORE_SEED, self.ids, self.counter)
             pick = dice_mod.uniform(self.seed ^ _EXPLORE_SEED ^ 1, self.ids, self.counter)
@@ -85,8 +92,13 @@ class SelfPlay:
         again = v.extra_turn(self.dice) & ~done
         if self.length.max() >= self.t_boards.shape[1]:
             self._grow()
+        self._features_ready(scorer)
+        feats = chosen_features(keep, chosen, scorer.features.size)
+        if feats is None:                      # too many rows to keep: encode the played ones
+            feats = scorer.features.encode(new, again)
         rows = np.arange(B)
         t = self.length
+        self.t_feats[rows, t] = feats
         self.t_boards[rows, t] = new
         self.t_probs[rows, t] = np.where(done[:, None], outcome_probs(won), probs[chosen])
         self.t_again[rows, t] = again
@@ -97,7 +109,8 @@ class SelfPlay:
         fin = np.flatnonzero(done)
         T = int(self.length[fin].max()) if fin.size else 0
         out = FinishedGames(self.t_boards[fin, :T].copy(), self.t_probs[fin, :T].copy(),
-                            self.t_again[fin, :T].copy(), self.length[fin].copy(), won[fin].astype(np.int64))
+                            self.t_again[fin, :T].copy(), self.length[fin].copy(), won[fin].astype(np.int64),
+                            self.t_feats[fin, :T].copy())
         # the rest move on: the next player sees the position from its side
         self.boards = np.where(again[:, None], new, v.flip(new))
         restart = np.flatnonzero(done | stuck)
@@ -107,6 +120,16 @@ class SelfPlay:
         if restart.size:
             self._start(restart)
         return out
+
+    def _features_ready(self, scorer) -> None:
+        """Allocate the feature records, encoding the moves already made (after a resume)."""
+        F = scorer.features.size
+        if self.t_feats is not None and self.t_feats.shape[2] == F:
+            return
+        self.t_feats = np.zeros(self.t_boards.shape[:2] + (F,), dtype=np.float32)
+        made = np.arange(self.t_boards.shape[1])[None, :] < self.length[:, None]
+        if made.any():
+            self.t_feats[made] = scorer.features.encode(self.t_boards[made], self.t_again[made])
 
     # -- checkpointing ---------------------------------------------------------------------------
     _ARRAYS = ("boards", "ids", "counter", "dice", "length", "t_boards", "t_probs", "t_again")
@@ -122,4 +145,5 @@ class SelfPlay:
                              f"not {self.B} games with seed {self.seed}")
         for k in self._ARRAYS:
             setattr(self, k, np.array(d[k], dtype=getattr(self, k).dtype))
+        self.t_feats = None
         self.next_id, self.aborted = int(d["next_id"]), int(d["aborted"])

@@ -70,6 +70,7 @@ class SampleQueue:
 
     def __init__(self, width: int, skip=None):
         self.skip = skip                       # boards -> bool mask of rows not to train on
+        self.feats = None                      # [N, F] features of the rows, when all have them
         self.boards = np.zeros((0, width), dtype=np.int8)
         self.again = np.zeros(0, dtype=bool)
         self.target = np.zeros((0, 5), dtype=np.float32)
@@ -86,13 +87,22 @@ class SampleQueue:
         keep = np.arange(T)[None, :] < (games.length - 1)[:, None]
         if self.skip is not None:              # exactly known values (bear-off database)
             keep[keep] = ~self.skip(games.boards[keep])
+        if games.feats is not None and (self.feats is not None or len(self) == 0):
+            new = games.feats[keep]
+            self.feats = new if self.feats is None else np.concatenate([self.feats, new])
+        else:                                  # some rows lack features: encode at update time
+            self.feats = None
         self.boards = np.concatenate([self.boards, games.boards[keep]])
         self.again = np.concatenate([self.again, games.again[keep]])
         self.target = np.concatenate([self.target, ret[keep]])
 
     def pop(self, n: int):
-        out = self.boards[:n], self.again[:n], self.target[:n]
+        """(boards, again, target, features or None) of the n oldest samples."""
+        feats = None if self.feats is None else self.feats[:n]
+        out = self.boards[:n], self.again[:n], self.target[:n], feats
         self.boards, self.again, self.target = self.boards[n:], self.again[n:], self.target[n:]
+        if self.feats is not None:
+            self.feats = self.feats[n:]
         return out
 
     def state_dict(self) -> dict:
@@ -102,6 +112,7 @@ class SampleQueue:
         self.boards = np.asarray(d["boards"], dtype=np.int8)
         self.again = np.asarray(d["again"], dtype=bool)
         self.target = np.asarray(d["target"], dtype=np.float32)
+        self.feats = None                      # recomputed from the boards at update time
 
 
 def ply1_targets(scorer, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
@@ -125,16 +136,21 @@ def mix_ply1(scorer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
 
 
 def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
-              lr: float, grad_clip: float | None, ply1: tuple[float, float] = (0.0, 1.0)) -> float:
+              x: np.ndarray | None = None, *, lr: float, grad_clip: float | None = None,
+              ply1: tuple[float, float] = (0.0, 1.0)) -> float:
     """One gradient step towards the targets; returns the loss (mean squared TD error / 2).
 
     ply1 = (fraction, weight): that share of the batch learns toward the net's 1-ply value
-    instead of (weight < 1: as well as) its lambda-return (train.ply1_fraction, ply1_weight)."""
+    instead of (weight < 1: as well as) its lambda-return (train.ply1_fraction, ply1_weight).
+    x: the samples' features when self-play kept them (else they are encoded here)."""
     if ply1[0] > 0:
         target = mix_ply1(scorer, boards, again, target, float(ply1[0]), float(ply1[1]))
     for group in optimizer.param_groups:
         group["lr"] = lr
-    x = scorer.features_tensor(boards, again)
+    if x is None:
+        x = scorer.features_tensor(boards, again)
+    else:
+        x = torch.from_numpy(x).to(scorer.device, non_blocking=True)
     y = routed(scorer.net, x)
     loss = 0.5 * ((y - torch.from_numpy(target).to(y.device)) ** 2).sum(-1).mean()
     optimizer.zero_grad(set_to_none=True)
