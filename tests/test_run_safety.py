@@ -298,3 +298,24 @@ def test_the_progress_bar_shows_one_speed(tmp_path, capsys):
     frames = [f for f in capsys.readouterr().err.replace("\n", "\r").split("\r") if "game" in f]
     assert frames and all(f.count("/s") <= 1 for f in frames), frames
     assert any("games/s" in f for f in frames)
+
+
+def test_ctrl_c_while_the_last_latest_is_written_skips_the_final_evaluation(tmp_path, monkeypatch,
+                                                                          capsys):
+    real_save, calls = run_mod.save_checkpoint, []
+    stop = StopFlag()
+
+    def save(path, payload):
+        if path.name == "latest.pt" and not stop.set:
+            stop()                                   # the first Ctrl-C, during the write
+        return real_save(path, payload)
+
+    def evaluate(*a, **k):
+        calls.append(1)
+        raise AssertionError("no final evaluation after a Ctrl-C")
+    monkeypatch.setattr(run_mod, "save_checkpoint", save)
+    monkeypatch.setattr(run_mod, "evaluate", evaluate)
+    s = train(prepare_config(args(tmp_path, "train.games=16", "eval.final_games=10")), stop=stop)
+    assert s["stopped"] == "ctrl-c" and s["latest_saved"] and not calls
+    capsys.readouterr()
+    assert main(["--cfg", "job", *args(tmp_path)]) == 0     # an existing name: --cfg job starts nothing

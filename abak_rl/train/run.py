@@ -313,6 +313,8 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             bar.close()
             bar = None
         save_latest()                                  # before the final evaluation
+        if stop.set:                                   # a Ctrl-C during the last bookkeeping
+            stopped = "ctrl-c"
         if stopped != "ctrl-c" and E.final_games:
             try:
                 final = run_eval(int(E.final_games))
@@ -391,8 +393,9 @@ def _fail(message) -> int:
     return 2
 
 
-def prepare_jobs(launch) -> list[tuple[list[str], DictConfig]]:
-    """(overrides, checked config) of every run the command line asks for."""
+def prepare_jobs(launch, check_names: bool = True) -> list[tuple[list[str], DictConfig]]:
+    """(overrides, checked config) of every run the command line asks for; check_names: refuse
+    run names that exist (not for --cfg job, which starts nothing)."""
     job_overrides = jobs(launch.overrides, launch.multirun)
     out = [(ov, prepare_config(ov)) for ov in job_overrides]
     if launch.multirun and len(out) > 1:
@@ -403,7 +406,7 @@ def prepare_jobs(launch) -> list[tuple[list[str], DictConfig]]:
             for i, (_, cfg) in enumerate(out):
                 cfg.run = f"{cfg.run}-{i}"
     for _, cfg in out:
-        if cfg.run not in (None, AUTO) and not cfg.resume:
+        if check_names and cfg.run not in (None, AUTO) and not cfg.resume:
             where = existing(cfg.runs_dir, cfg.checkpoints_dir, cfg.run)
             if where is not None:
                 raise RunError(taken_message(cfg.run, where, cfg.checkpoints_dir))
@@ -420,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         if launch.info:
             print(info(launch.info, jobs(launch.overrides, launch.multirun)[0]))
             return 0
-        todo = prepare_jobs(launch)
+        todo = prepare_jobs(launch, check_names=not launch.cfg)
     except (cfgmod.ConfigError, CheckpointError, RunError) as e:
         return _fail(e)
     if launch.cfg:
@@ -439,6 +442,10 @@ def main(argv: list[str] | None = None) -> int:
                 summary = train(cfg, stop, command=["abak-rl", "train", *argv], overrides=ov)
             except (CheckpointError, RunError, cfgmod.ConfigError) as e:
                 return _fail(e)
+            except KeyboardInterrupt:                  # Ctrl-C before the first step
+                print("abak-rl train: stopped by Ctrl-C before training began; its files are as they were",
+                      file=sys.stderr)
+                return 130
             print(format_summary(summary), flush=True)
             if summary["interrupted"]:
                 if launch.multirun and i + 1 < len(todo):
