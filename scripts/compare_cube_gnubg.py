@@ -41,13 +41,18 @@ def positions_from_games(agent, variant, games: int, seed: int, x):
     from abak_rl.agents.cube_policies import JanowskiCube
     from abak_rl.evaluate.cube_match import probs_fn_for
     from abak_rl.evaluate.cube_records import play_recorded
-    from abak_rl.io.position_json import rows_from_json
     if probs_fn_for(agent) is None:
         raise ValueError(f"{agent.name} has no evaluator for Janowski cube decisions; use a "
                          f"checkpoint:, export: or onnx: agent")
     pol = JanowskiCube(probs_fn_for(agent), x)
     _, per_slot = play_recorded(variant, [agent, agent], [pol, pol], np.arange(games), seed,
                                 ("a", "b"))
+    return candidates(per_slot, variant)
+
+
+def candidates(per_slot, variant):
+    """The cube decisions of recorded games: (boards, cube value, owner seen from the mover)."""
+    from abak_rl.io.position_json import rows_from_json
     boards, values, owners = [], [], []
     for slot in per_slot:
         for rec in slot:
@@ -140,11 +145,9 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="also write the result here")
     a = p.parse_args(argv)
     x = a.x if a.x == "auto" else float(a.x)
-    try:
+    if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
-    except ImportError:
-        pass
     try:
         res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed)
     except (ValueError, RuntimeError, OSError) as exc:

@@ -106,11 +106,9 @@ def main(argv=None) -> int:
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--json", help="also write the result here")
     a = p.parse_args(argv)
-    try:
+    if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
-    except ImportError:
-        pass
     try:
         if a.what == "judge":
             res = judge(a.agent, a.games, a.plies, a.seed)

@@ -30,10 +30,10 @@ def test_cube_positions_include_every_decision_to_double():
     std = get_variant("standard")
     net = make_agent(compare_cube_gnubg.NET, std, 0)
     pol = JanowskiCube(probs_fn_for(net), "auto")
-    _, per_slot = play_recorded(std, [net, net], [pol, pol], np.arange(8), 0, ("a", "b"))
+    _, per_slot = play_recorded(std, [net, net], [pol, pol], np.arange(4), 0, ("a", "b"))
     doubles = sum(t.get("cube") == "double" for s in per_slot for r in s for t in r["turns"])
     assert doubles > 0
-    rows, values, owners = compare_cube_gnubg.positions_from_games(net, std, 8, 0, "auto")
+    rows, values, owners = compare_cube_gnubg.candidates(per_slot, std)
     offers = pol.offer(std, rows, CubeContext(value=values, owner=owners))
     assert offers.sum() == doubles
 
@@ -42,12 +42,12 @@ def test_cube_positions_include_every_decision_to_double():
 
 def test_compare_cube_reports_agreement_and_equity_lost(capsys):
     import compare_cube_gnubg
-    assert compare_cube_gnubg.main(["--agent", "pubeval", "--positions", "20", "--games", "6",
+    assert compare_cube_gnubg.main(["--agent", "pubeval", "--positions", "20", "--games", "2",
                                     "--plies", "0"]) == 2      # pubeval has no cube evaluator
     capsys.readouterr()
-    assert compare_cube_gnubg.main(["--positions", "40", "--games", "6", "--plies", "0"]) == 0
+    assert compare_cube_gnubg.main(["--positions", "30", "--games", "2", "--plies", "0"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert r["positions"] == 40 and r["all"]["decisions"] == 80
+    assert r["positions"] == 30 and r["all"]["decisions"] == 60
     for part in ("double", "take", "all"):
         assert 0 <= r[part]["agreement"] <= 1 and r[part]["mean_equity_lost"] >= 0
 
