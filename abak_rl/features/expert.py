@@ -239,11 +239,14 @@ def _masks(pts: np.ndarray):
     """Point masks of the mover's view [6, N] int32 (own, own blots, own made, other's
     checkers, other's blots, other's made; bit p = point p) and the same with the numbering
     reversed (point p <-> 25 - p: the other side's view)."""
-    cmp = np.stack([pts > 0, pts == 1, pts >= 2, pts < 0, pts == -1, pts <= -2])    # [6, N, 24]
-    by = np.packbits(cmp, axis=2, bitorder="little").astype(I32)                   # [6, N, 3]
-    m = (by[..., 0] | by[..., 1] << 8 | by[..., 2] << 16) << 1
+    cmp = np.stack([pts > 0, pts >= 2, pts < 0, pts <= -2])                           # [4, N, 24]
+    by = np.packbits(cmp, axis=2, bitorder="little").astype(I32)                   # [4, N, 3]
+    m4 = (by[..., 0] | by[..., 1] << 8 | by[..., 2] << 16) << 1
     rb = _BYTE_REV[by]
-    rev = (rb[..., 2] | rb[..., 1] << 8 | rb[..., 0] << 16) << 1
+    r4 = (rb[..., 2] | rb[..., 1] << 8 | rb[..., 0] << 16) << 1
+    # blots = checkers on a point that is not made
+    m = np.stack([m4[0], m4[0] & ~m4[1], m4[1], m4[2], m4[2] & ~m4[3], m4[3]])
+    rev = np.stack([r4[0], r4[0] & ~r4[1], r4[1], r4[2], r4[2] & ~r4[3], r4[3]])
     return m, rev
 
 
@@ -328,7 +331,10 @@ def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
     # O, in O's numbering (the reversed masks); P hits from P's own numbering
     _side(theirs, r_o_own, r_o_blot, r_o_made, r_p_made, o_counts, opp_bar, boards[:, cb.OPP_OFF],
           p_own, bar, o_blot, o_made, p_home_made)
-    race = is_race(boards)
+    # no contact: the mover's rearmost (bar = 25) below the opponent's rearmost (its bar = 0)
+    mine_rear = np.where(bar > 0, 25, _highest(p_own))
+    theirs_rear = np.where(opp_bar > 0, 0, np.where(o_own != 0, _lowest(o_own), 25))
+    race = mine_rear < theirs_rear
     mine[:, 19] = theirs[:, 19] = race
     lead = np.clip((theirs[:, 0] - mine[:, 0]) * (167.0 / 50.0), -1, 1)
     mine[:, 20], theirs[:, 20] = lead, -lead
