@@ -1,9 +1,10 @@
 """Environment steps per second: our Gymnasium vector env and PettingZoo env next to OpenSpiel's
 backgammon, all in random play, measured in the same run (alternating, median of repeats).
 
-Counts: a *step* is one decision: here one checker movement (a turn is 1-6 of them), in
-OpenSpiel one whole turn (its actions are two-checker plays, and four-checker doubles take two
-decisions); chance nodes are not counted. Games per second compare the two without that
+Counts: a *step* is one decision: in our environments one checker movement (a turn is 1-6 of
+them), in OpenSpiel one whole turn (its actions are two-checker plays, and four-checker doubles
+take two decisions), in the engine's own lockstep game loop (play_games, for scale) one whole
+play chosen among the afterstates; chance nodes are not counted. Games per second compare the two without that
 difference. Random play: a uniformly random legal action at every decision.
 
     nice -n 10 .venv/bin/python scripts/bench_envs.py [--seconds 10] [--repeats 3] [--num-envs 64]
@@ -64,6 +65,24 @@ def bench_aec(variant: str, seconds: float, seed: int) -> dict:
             "games_per_s": games / dt, "steps": steps, "games": games}
 
 
+def bench_play_games(variant: str, seconds: float, seed: int) -> dict:
+    """The engine itself, for scale: random play choosing among whole afterstates (one
+    decision a turn), 256 games in lockstep (engine.game.play_games)."""
+    from abak_rl.agents.random_agent import RandomAgent
+    from abak_rl.engine.game import play_games
+    from abak_rl.engine.variants import get_variant
+    v = get_variant(variant)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        res = play_games(v, [RandomAgent(seed), RandomAgent(seed + 1)], 256, seed + games)
+        steps += int(res.turns.sum())
+        games += 256
+    dt = time.perf_counter() - t0
+    return {"what": f"abak-rl play_games({variant!r}, 256), whole plays", "steps_per_s": steps / dt,
+            "games_per_s": games / dt, "steps": steps, "games": games}
+
+
 def bench_openspiel(seconds: float, seed: int) -> dict | None:
     try:
         import pyspiel
@@ -102,7 +121,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1 or args.num_envs < 1:
         p.error("--seconds must be > 0, --repeats and --num-envs at least 1")
-    runs = [("openspiel", lambda s: bench_openspiel(args.seconds, s))]
+    runs = [("openspiel", lambda s: bench_openspiel(args.seconds, s)),
+            ("play_games-standard", lambda s: bench_play_games("standard", args.seconds, s))]
     for v in args.variants.split(","):
         runs.append((f"vector-{v}", lambda s, v=v: bench_vector(v, args.num_envs, args.seconds, s, args.warmup)))
         runs.append((f"aec-{v}", lambda s, v=v: bench_aec(v, args.seconds, s)))
