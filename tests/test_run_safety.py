@@ -319,3 +319,19 @@ def test_ctrl_c_while_the_last_latest_is_written_skips_the_final_evaluation(tmp_
     assert s["stopped"] == "ctrl-c" and s["latest_saved"] and not calls
     capsys.readouterr()
     assert main(["--cfg", "job", *args(tmp_path)]) == 0     # an existing name: --cfg job starts nothing
+
+
+def test_a_new_run_that_fails_before_its_first_checkpoint_frees_its_name(tmp_path, monkeypatch,
+                                                                        capsys):
+    def broken(*a, **k):
+        raise run_mod.CheckpointError("no executor today")
+    monkeypatch.setattr(run_mod, "make_executor", broken)
+    assert main(args(tmp_path, "train.games=16")) == 2
+    assert "no executor today" in capsys.readouterr().err
+    assert not (tmp_path / "ckpt/t").exists() and not (tmp_path / "runs/t").exists()
+    monkeypatch.undo()
+    assert main(args(tmp_path, "train.games=16")) == 0            # the name is free again
+    monkeypatch.setattr(run_mod, "make_executor", broken)
+    assert main([f"resume={tmp_path}/ckpt/t", "train.games=32"]) == 2
+    assert (tmp_path / "ckpt/t/latest.pt").is_file()              # a run's own folder is kept
+    assert not (tmp_path / "ckpt/t/.lock").exists()

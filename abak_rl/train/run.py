@@ -38,7 +38,7 @@ from .evaluation import evaluate, make_opponents
 from .executors import make_executor
 from .launch import info, jobs, parse_argv
 from .rundir import (AUTO, RunError, RunLock, auto_name, claim, existing, prune_snapshots,
-                     remove_stale_temp_files, taken_message)
+                     release_unused, remove_stale_temp_files, taken_message)
 from .selfplay import SelfPlay
 from .td import SampleQueue, td_update
 
@@ -156,6 +156,10 @@ def train(cfg: DictConfig, stop: StopFlag | None = None, on_step=None, command: 
     try:
         return _train_locked(cfg, stop, on_step, resume, own_folder, variant, features, device,
                              opponents, run_dir, ckpt_dir, command, overrides)
+    except BaseException:
+        if not own_folder:                 # a new run that failed before its first checkpoint
+            release_unused(run_dir, ckpt_dir)
+        raise
     finally:
         lock.release()
 

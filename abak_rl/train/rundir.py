@@ -181,3 +181,24 @@ def prune_snapshots(folder, keep_last: int | None) -> list[Path]:
         except OSError:
             pass
     return gone
+
+
+_UNUSED = re.compile(r"^(config\.yaml|overrides\.yaml|launches\.yaml|\.lock|events\.out\.tfevents\..*)$")
+
+
+def release_unused(run_dir, ckpt_dir) -> bool:
+    """Remove a new run's two folders when it failed before writing any checkpoint (they hold
+    only what the start wrote: configs, an empty event file, the lock), so that the name is free
+    again; True when removed."""
+    folders = [Path(d) for d in (run_dir, ckpt_dir) if Path(d).is_dir()]
+    files = [f for d in folders for f in d.iterdir()]
+    if any(f.is_dir() or not _UNUSED.match(f.name) for f in files):
+        return False
+    try:
+        for f in files:
+            f.unlink(missing_ok=True)
+        for d in folders:
+            d.rmdir()
+    except OSError:
+        return False
+    return True
