@@ -51,6 +51,7 @@ class BackgammonAEC(AECEnv):
         self._action_space = spaces.Discrete(self._core.n_actions)
         self._obs_space = observation_space(self.variant, self.features, self._core.n_actions)
         self._seed, self._game = None, -1
+        self._features_of: dict = {}
 
     def observation_space(self, agent):
         return self._obs_space
@@ -79,8 +80,13 @@ class BackgammonAEC(AECEnv):
         seat = self.possible_agents.index(agent)
         mine = seat == int(c.mover[0]) and not c.done[0]
         board = c.board[:1] if seat == int(c.mover[0]) else self.variant.flip(c.board[:1])
+        key = board.tobytes()
+        if key not in self._features_of:   # observe() is asked several times per position
+            if len(self._features_of) > 8:
+                self._features_of.clear()
+            self._features_of[key] = self.features.encode(board)[0].astype(np.float32)
         return {
-            "observation": self.features.encode(board)[0].astype(np.float32),
+            "observation": self._features_of[key].copy(),
             "board": board[0].copy(),
             "dice": c.left[0].copy() if mine else np.zeros(4, np.int8),
             "action_mask": (c.masks()[0] if mine else np.zeros(c.n_actions, bool)).astype(np.int8),

@@ -49,6 +49,7 @@ class Lockstep:
                                np.zeros((0, w), np.int8))
         self.alive = np.zeros(0, bool)
         self.left = np.zeros((n, 4), np.int8)     # dice still to play this stage (0 = none)
+        self._masks = None                        # cached masks: asked for several times a step
 
     # ------------------------------------------------------------------ games start and end
     def reset(self, games: np.ndarray, game_ids: np.ndarray) -> None:
@@ -66,6 +67,7 @@ class Lockstep:
         self.winner[games] = -1
         self.points[games] = 0
         self._begin_turns(games)
+        self._masks = None
 
     def set_turn(self, games: np.ndarray, boards: np.ndarray, dice: np.ndarray,
                  mover: np.ndarray | int = 0) -> None:
@@ -78,6 +80,7 @@ class Lockstep:
         self.done[games] = self.truncated[games] = False
         self.winner[games], self.points[games] = -1, 0
         self._begin_turns(games)
+        self._masks = None
 
     def _begin_turns(self, games: np.ndarray) -> None:
         """Games whose mover has just rolled: agents' seats play at once, the rest get tables."""
@@ -194,6 +197,11 @@ class Lockstep:
     # ------------------------------------------------------------------ decisions
     def masks(self) -> np.ndarray:
         """bool [n, n_actions]: the legal actions of each game's mover (all False when done)."""
+        if self._masks is None:     # dropped by every call that changes the games
+            self._masks = self._compute_masks()
+        return self._masks.copy()
+
+    def _compute_masks(self) -> np.ndarray:
         m = np.zeros((self.n, self.n_actions), bool)
         t = self.table
         kk = self.k[t.parent]
@@ -251,6 +259,7 @@ class Lockstep:
             self.then_double[pas] = False
         nxt = self._finish_stages(games)
         self._begin_turns(nxt)
+        self._masks = None
         return nxt
 
 
