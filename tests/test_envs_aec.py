@@ -175,3 +175,24 @@ def test_abak_entry_classes_are_found_whether_or_not_the_notation_names_them():
         assert _abak_actions(*_parse_abak(bare, dd), b[j], after.boards[i]) == named, play
         checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_random_paths_through_the_masks_end_on_legal_afterstates(variant):
+    v = get_variant(variant)
+    b, d = random_play_positions(v, 2, 21)   # Acey-deucey's 1-2 rolls included
+    n = b.shape[0]
+    core = Lockstep(v, n, one_turn=True)
+    core.set_turn(np.arange(n), b, d)
+    rng = np.random.default_rng(0)
+    for _ in range(16):
+        live = np.flatnonzero(~core.done)
+        if live.size == 0:
+            break
+        masks = core.masks()[live]
+        assert masks.any(axis=1).all()
+        core.step(live, (rng.random(masks.shape) * masks).argmax(axis=1))
+    assert core.done.all()
+    ref = v.legal_afterstates(b, d)
+    legal = {(int(p), np.ascontiguousarray(r).tobytes()) for p, r in zip(ref.parent, ref.boards)}
+    assert all((i, core.board[i].tobytes()) in legal for i in range(n))
