@@ -10,8 +10,8 @@ difference. Random play: a uniformly random legal action at every decision.
     nice -n 10 .venv/bin/python scripts/bench_envs.py [--seconds 10] [--repeats 3] [--num-envs 64]
 
 The vector env is warmed up first (--warmup steps) so that its games are out of step and
-some finish in the timed window. Ends with one JSON line per measurement. OpenSpiel (pip open_spiel==2.0.2) is skipped when
-it is not installed.
+some finish in the timed window. Ends with one JSON line per measurement. OpenSpiel
+(pip install '.[bench]', which pins open_spiel==2.0.2) is skipped when it is not installed.
 """
 
 from __future__ import annotations
