@@ -251,8 +251,10 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     par2 = par1.take(j)
     most[par2] = 2
     split2 = int(np.searchsorted(j, split1))
-    c2 = src2 * 14 + ((die1 - 1) * 2).take(j) + ((_hits(blots1, die1, pool).take(j) >> src2) & 1)
-    q2 = c1.take(j) * N_CODES + c2
+    # the pair code c1 * N_CODES + c2 with c2 = src2 * 14 + (die - 1) * 2 + hit, the part
+    # known per state added before the gather
+    q2 = ((c1 * N_CODES + (die1 - 1) * 2).take(j) + src2 * 14
+          + ((_hits(blots1, die1, pool).take(j) >> src2) & 1))
 
     finals = []  # (parent, base row index, pair, first pair of a long double) per group
     # one-movement plays
@@ -287,7 +289,7 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
         k2 = j[split2:]
         par2d = par2[split2:]
         q12 = q2[split2:]
-        c2d = c2[split2:]
+        c2d = q12 % N_CODES
         s2 = src2[split2:]
         col = s2 if src_col is None else src_col.take(s2)
         cnt = rows_flat.take(par2d * PAD + col) + _DELTA_FLAT.take(c1.take(k2) * PAD + col)
@@ -331,9 +333,9 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
             finals.append((par3.take(stop3), base3.take(stop3), c3.take(stop3) * N_CODES + NULL,
                            q12.take(k3.take(stop3)) if track else None))
         if k4.size:
-            c4 = s4 * 14 + (die3.take(k4) - 1) * 2 + ((_hits(blots3, die3, pool).take(k4) >> s4)
-                                                        & 1)
-            finals.append((par3.take(k4), base3.take(k4), c3.take(k4) * N_CODES + c4,
+            q34 = ((c3 * N_CODES + (die3 - 1) * 2).take(k4) + s4 * 14
+                   + ((_hits(blots3, die3, pool).take(k4) >> s4) & 1))
+            finals.append((par3.take(k4), base3.take(k4), q34,
                            q12.take(k3.take(k4)) if track else None))
     # positions with no legal movement: the position itself
     none = np.flatnonzero(most == 0)
