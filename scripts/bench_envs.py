@@ -4,8 +4,8 @@ backgammon, all in random play, measured in the same run (alternating, median of
 Counts: a *step* is one decision: in our environments one checker movement (a turn is 1-6 of
 them), in OpenSpiel one whole turn (its actions are two-checker plays, and four-checker doubles
 take two decisions), in the engine's own lockstep game loop (play_games, for scale) one whole
-play chosen among the afterstates; chance nodes are not counted. Games per second compare the two without that
-difference. Random play: a uniformly random legal action at every decision.
+play chosen among the afterstates; chance nodes are not counted. Games per second compare them
+without that difference. Random play: a uniformly random legal action at every decision.
 
     nice -n 10 .venv/bin/python scripts/bench_envs.py [--seconds 10] [--repeats 3] [--num-envs 64]
 
