@@ -345,6 +345,18 @@ def test_hint_and_play_accept_ply_2(capsys):
     rc = hint_main(["--model", PRETRAINED, "--dice", "6", "5", "--ply", "2", "--top", "9"])
     out = capsys.readouterr().out
     assert rc == 0 and "2-ply" in out and "(0-ply)" in out
+    # the cube decision before the roll, at 2 ply: the mover's chances averaged over its rolls
+    from abak_rl.inference import load_exported
+    race = {"variant": "standard", "board": [3, 3, 3, 2, 2, 2] + [0] * 12 + [-2, -2, -2, -3, -3, -3],
+            "bar": [0, 0], "off": [0, 0]}
+    rc = hint_main(["--model", PRETRAINED, "--position", json.dumps(race), "--ply", "2", "--json"])
+    h = json.loads(capsys.readouterr().out)
+    model = load_exported(PRETRAINED)
+    row = np.array([3, 3, 3, 2, 2, 2] + [0] * 12 + [-2, -2, -2, -3, -3, -3] + [0] * 6, np.int8)
+    want = model.pre_roll_probs(row, ply=2)[0]
+    assert rc == 0 and h["ply"] == 2
+    assert [h["cube"]["probs"][k] for k in ("p_win", "p_lg")] == [round(float(want[0]), 6), round(float(want[3]), 6)]
+    assert abs(want[0] - model.pre_roll_probs(row, ply=0)[0, 0]) > 1e-4     # the search changed it
 
 
 def test_bench_search_prints_one_line_per_setting(capsys):
