@@ -37,3 +37,16 @@ def test_cli_errors_are_one_line(no_gnubg, tmp_path, capsys):
     assert main(["analyze", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not installed" in err
+
+
+def test_cube_state_as_gnubg_reads_it():
+    import numpy as np
+    from abak_rl.agents.gnubg_program import cube_fields
+    from abak_rl.engine.cube import CubeContext
+    money = CubeContext(value=np.array([1, 2, 4]), owner=np.array([0, 1, -1]), jacoby=True)
+    assert [cube_fields(money, i)["owner"] for i in range(3)] == [-1, 0, 1]   # centred, on roll, other
+    assert cube_fields(money, 1) == {"value": 2, "owner": 0, "jacoby": 1, "cubeful": 1}
+    match = CubeContext(value=np.array([2]), owner=np.array([-1]), away=np.array([3]),
+                        opp_away=np.array([5]), crawford=np.array([False]))
+    assert cube_fields(match, 0, jacoby=True) == {"value": 2, "owner": 1, "jacoby": 0, "cubeful": 1,
+                                                  "matchto": 5, "score": [2, 0], "crawford": 0}

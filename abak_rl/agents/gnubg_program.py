@@ -162,14 +162,18 @@ def apply_gnubg_move(row: np.ndarray, move) -> np.ndarray:
 
 def cube_fields(ctx, i: int, jacoby: bool = False) -> dict:
     """Our CubeContext entry i (player to move's view) as the server's cube dict. A match is
-    given by the points each side still needs: length = the larger of the two."""
+    given by the points each side still needs: length = the larger of the two. The Jacoby rule
+    applies when asked here or by the context (money play only)."""
     owner = int(ctx.owner[i])
+    jacoby = jacoby or bool(getattr(ctx, "jacoby", False))
     out = {"value": int(ctx.value[i]), "owner": -1 if owner == 0 else (0 if owner > 0 else 1),
            "jacoby": int(jacoby and not ctx.is_match), "cubeful": 1}
     if ctx.is_match:
         a, b = int(ctx.away[i]), int(ctx.opp_away[i])
         n = max(a, b)
-        out.update({"matchto": n, "score": [n - a, n - b], "crawford": 0})
+        crawford = getattr(ctx, "crawford", None)
+        out.update({"matchto": n, "score": [n - a, n - b],
+                    "crawford": int(bool(crawford[i])) if crawford is not None else 0})
     return out
 
 
