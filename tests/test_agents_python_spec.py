@@ -64,3 +64,9 @@ def test_evaluate_cli_runs_a_python_agent_from_the_current_directory(user_module
                           "agent=python:my_bots:Missing", "games=2"],
                          capture_output=True, text=True, cwd=user_module, timeout=120)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "Missing" in bad.stderr + bad.stdout
+
+
+def test_tournament_takes_a_python_agent(user_module):
+    from abak_rl.evaluate.tournament import run_tournament
+    out = run_tournament(["random", "python:my_bots:FirstPlay"], games=4, seed=0)
+    assert out["agents"] == ["random", "python:my_bots:FirstPlay"]
