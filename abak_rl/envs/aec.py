@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector  # noqa: F401  (the usual import for AEC users)
 
 from ..engine.variants import get_variant
 from ..features import feature_set_for
@@ -124,10 +123,7 @@ class BackgammonAEC(AECEnv):
         c = self._core
         names = ("player_0", "player_1") if c.mover[0] == 0 else ("player_1", "player_0")
         dice = None if c.done[0] else tuple(int(x) for x in c.dice[0])
-        text = diagram(c.board[0], self.variant.name, dice=dice, names=names)
-        if self.render_mode == "human":
-            return text
-        return text
+        return diagram(c.board[0], self.variant.name, dice=dice, names=names)
 
     def close(self):
         pass

@@ -12,12 +12,15 @@ engine.dice's counter-based streams: a game's dice depend only on (seed, game id
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..engine import dice as dice_mod
 from ..engine.deadlock import turn_result
 from ..engine.movegen import legal_afterstates as classic_afterstates
-from .actions import MAX_MOVES, TurnTable, apply_actions, n_actions, pass_action, turn_tables
+from .actions import (MAX_MOVES, TurnTable, _parse_classic, apply_actions, n_actions, pass_action,
+                      turn_tables)
 
 
 class Lockstep:
@@ -105,7 +108,6 @@ class Lockstep:
 
     def _plain(self):
         """The variant without its 1-2 rule (the 1-2 part of a 1-2 turn is an ordinary roll)."""
-        from dataclasses import replace
         return replace(self.variant, acey_deucey=False)
 
     def _one_two(self, d: np.ndarray) -> np.ndarray:
@@ -265,7 +267,6 @@ class Lockstep:
 
 def _doubles_table(variant, boards: np.ndarray) -> TurnTable:
     """Acey-deucey after a 1-2: the plays of each of the six doubles from the same board."""
-    from .actions import _parse_classic
     n = boards.shape[0]
     rep = np.repeat(boards, 6, axis=0)
     dbl = np.repeat(np.tile(np.arange(1, 7, dtype=np.int8), n)[:, None], 2, axis=1)
@@ -274,10 +275,8 @@ def _doubles_table(variant, boards: np.ndarray) -> TurnTable:
     # one empty play for all doubles that cannot move (the same afterstate: the board itself)
     empty = np.array([p == "" for p in after.plays])
     keep = ~empty
-    first_empty = np.zeros(rep.shape[0], bool)
-    idx = np.flatnonzero(empty)
     seen = set()
-    for i in idx:
+    for i in np.flatnonzero(empty):
         g = after.parent[i] // 6
         if g not in seen:
             seen.add(g)
