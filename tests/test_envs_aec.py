@@ -84,6 +84,14 @@ def test_acey_deucey_one_two_in_two_stages_reaches_the_engines_union():
     ref = v.legal_afterstates(start, np.array([[1, 2]]))
     assert got == {np.ascontiguousarray(r).tobytes() for r in ref.boards}
     assert len(got) == len(ref) > 100
+    # turn_tables on its own gives the whole 1-2 turn at once: one sequence per afterstate
+    whole = turn_tables(v, start, np.array([[1, 2]]))
+    assert {r.tobytes() for r in whole.boards} == got and len(whole) == len(got)
+    cur = start[whole.parent].copy()
+    for k in range(whole.actions.shape[1]):
+        m = whole.length > k
+        cur[m] = apply_actions(v, cur[m], whole.actions[m, k], whole.marks[m, k])
+    assert (cur == whole.boards).all()
 
 
 def test_pass_only_where_a_complete_play_can_also_go_on():
