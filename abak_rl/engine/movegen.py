@@ -93,6 +93,8 @@ def _build_tables():
 _DELTA, _DEST, _SRC_OF, _BEAR = _build_tables()
 _DEST_BIT = np.where(_DEST >= 0, np.int64(1) << np.maximum(_DEST, 0), 0)
 _DELTA_FLAT = _DELTA.reshape(-1)
+_ROOT_MASKS = np.array([_ALL >> 1, 0xFFFFFF, 0xFFFFFF, _ALL >> 1], dtype=np.int64)  # own, open,
+# blots, single: the points (and the bar for own and single) of the flags of rows > 0 etc.
 # _BARSEL[own >> 24]: with a checker on the bar only the bar may move
 _BARSEL = np.array([_ALL, _BAR_BIT, _ALL, _BAR_BIT], dtype=np.int64)
 # _LIMIT[src]: sources a double may use after a move from src (non-increasing: bar > pool > 24..1)
@@ -205,10 +207,8 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     B = rows.shape[0]
     rows_flat = rows.reshape(-1)
     pool = bool(rows[:, POOL].any())
-    m = _masks(np.stack([rows > 0, rows >= -1, rows == -1, rows == 1], axis=1))
-    own_r = m[:, 0] & (_ALL >> 1)
-    open_r, blots_r = m[:, 1] & 0xFFFFFF, m[:, 2] & 0xFFFFFF
-    single_r = m[:, 3] & (_ALL >> 1)  # sources with exactly one checker
+    m = _masks(np.stack([rows > 0, rows >= -1, rows == -1, rows == 1], axis=1)) & _ROOT_MASKS
+    own_r, open_r, blots_r, single_r = np.ascontiguousarray(m.T)  # single: one checker there
     if pool:
         own_r |= (rows[:, POOL] > 0).astype(np.int64) << SRC_POOL
         single_r |= (rows[:, POOL] == 1).astype(np.int64) << SRC_POOL
@@ -217,12 +217,13 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     # layer 0: a non-double is two states (a then b, b then a), a double one; non-doubles first
     d = dice.astype(np.int64)
     dbl = d[:, 0] == d[:, 1]
-    nd, dd = np.flatnonzero(~dbl), np.flatnonzero(dbl)
-    n_nd = 2 * nd.size
-    ab = d.take(nd, axis=0)
-    par0 = np.concatenate([nd.repeat(2), dd])
-    die0 = np.concatenate([ab.reshape(-1), d[dd, 0]])
-    nxt0 = np.concatenate([ab[:, ::-1].reshape(-1), d[dd, 0]])  # die of the next movement
+    perm = np.argsort(dbl, kind="stable")
+    n = B - int(np.count_nonzero(dbl))
+    ds = d.take(perm, axis=0)
+    n_nd = 2 * n
+    par0 = np.concatenate([perm[:n].repeat(2), perm[n:]])
+    die0 = np.concatenate([ds[:n].reshape(-1), ds[n:, 0]])
+    nxt0 = np.concatenate([ds[:n, ::-1].reshape(-1), ds[n:, 0]])  # die of the next movement
     own0 = own_r.take(par0)
     open0 = open_r.take(par0)
     L0 = _sources(own0, open0, die0, pool, enter_all)
@@ -403,10 +404,10 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool 
                            plays=[] if with_plays else None)
     rows = np.zeros((B, PAD), dtype=np.int8)
     rows[:, :WIDTH] = boards
-    is12 = np.zeros(B, bool)
+    is12 = None
     if acey_deucey:
         is12 = (dice.min(axis=1) == 1) & (dice.max(axis=1) == 2)
-    if not is12.any():
+    if is12 is None or not is12.any():
         parent, out, codes = _generate(rows, dice, enter_all_before_moving, with_plays)
     else:
         rest = np.flatnonzero(~is12)
