@@ -88,7 +88,9 @@ def test_onnx_and_safetensors_match_pytorch_on_1000_positions(exported, variant)
     single = np.concatenate([inf.OnnxRunner(out / "model.onnx")(x[i:i + 1]) for i in range(3)])
     np.testing.assert_allclose(single, want[:3], rtol=0, atol=1e-5)
     model = inf.load_exported(out, backend="safetensors")
-    np.testing.assert_allclose(model.net_probs(boards, again), want, rtol=0, atol=1e-5)
+    # the model reads the outputs clamped to be cumulative (p_wbg <= p_wg <= p_win, ...)
+    np.testing.assert_allclose(model.net_probs(boards, again), inf.cumulative_np(want), rtol=0, atol=1e-5)
+    assert not np.array_equal(inf.cumulative_np(want), want) or variant == "abak"
     ts = torch.jit.load(str(out / "model.ts"))
     with torch.no_grad():
         np.testing.assert_allclose(ts(torch.from_numpy(x)).numpy(), want, rtol=0, atol=1e-6)
@@ -102,7 +104,7 @@ def test_onnx_graph_has_named_io_and_dynamic_batch(exported):
     assert (inp.name, outp.name) == ("features", "probs")
     in_dims = inp.type.tensor_type.shape.dim
     assert in_dims[0].dim_param and not in_dims[0].dim_value       # symbolic batch
-    assert in_dims[1].dim_value == 198
+    assert in_dims[1].dim_value == feature_set_for("standard").size
     assert outp.type.tensor_type.shape.dim[1].dim_value == 5
 
 
@@ -139,9 +141,10 @@ def test_export_cli_writes_chosen_format_and_verifies(tmp_path, capsys):
     assert card["verification"]["max_abs_diff"]["safetensors"] <= 1e-5
     assert "verified on 50 positions" in capsys.readouterr().out
     # the two-hidden-layer relu net runs the same in NumPy
-    net = EvalNet(198, hidden=8, layers=2, activation="relu")
+    size = feature_set_for("standard").size
+    net = EvalNet(size, hidden=8, layers=2, activation="relu")
     net.load_state_dict(torch.load(tmp_path / "c.pt", weights_only=True)["net"])
-    x = np.random.default_rng(0).random((20, 198), dtype=np.float32)
+    x = np.random.default_rng(0).random((20, size), dtype=np.float32)
     with torch.no_grad():
         want = net(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(inf.load_exported(tmp_path / "o").forward(x), want, atol=1e-5, rtol=0)
@@ -192,3 +195,47 @@ def test_loading_refuses_a_card_that_does_not_fit(exported, tmp_path):
     (tmp_path / "model_card.json").write_text((out / "model_card.json").read_text())
     with pytest.raises(inf.ExportError, match="not a readable ONNX model"):
         inf.load_exported(tmp_path / "model.onnx")
+
+
+def test_phase_nets_export_to_every_format_and_pick_the_class_per_row(tmp_path):
+    """A contact/race PhasedNet with the bear-off database: ONNX, safetensors (NumPy) and
+    TorchScript give the PyTorch numbers; race rows go to the race net; the card says so."""
+    from abak_rl.model.net import PhasedNet, build_net
+    from abak_rl.features import expert
+    fs = feature_set_for("standard")
+    torch.manual_seed(3)
+    net = build_net(fs.size, {"hidden": 12, "layers": 1, "activation": "sigmoid", "phases": "auto",
+                              "bearoff": "auto"}, fs)
+    assert isinstance(net, PhasedNet) and net.shape["bearoff"]
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(3.0)
+    save_checkpoint(tmp_path / "c.pt", {"variant": "standard", "features": fs.describe(), "model": net.shape,
+                                        "net": net.state_dict(), "config": {"variant": {"name": "standard"}}})
+    card = export_checkpoint(tmp_path / "c.pt", "all", tmp_path / "o", verify=100)
+    assert card["network"]["type"] == "phased_mlp" and card["network"]["class_unit"] == expert.RACE_UNIT
+    assert card["network"]["bearoff"] == net.shape["bearoff"]
+    boards, again = sample_afterstates(get_variant("standard"), 1500, seed=4)
+    x = fs.encode(boards, again)
+    race = x[:, expert.RACE_UNIT] > 0.5
+    assert 0 < race.sum() < race.size                       # both classes present
+    net.eval()
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+        routed = net.forward_routed(torch.from_numpy(x)).numpy()
+        contact_only = net.nets[0](torch.from_numpy(x)).numpy()
+        race_only = net.nets[1](torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(routed, want, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(want[race], race_only[race], atol=1e-6, rtol=0)
+    np.testing.assert_allclose(want[~race], contact_only[~race], atol=1e-6, rtol=0)
+    np.testing.assert_allclose(inf.OnnxRunner(tmp_path / "o" / "model.onnx")(x), want, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(inf.load_exported(tmp_path / "o").forward(x), want, atol=1e-5, rtol=0)
+    ts = torch.jit.load(str(tmp_path / "o" / "model.ts"))
+    with torch.no_grad():
+        np.testing.assert_allclose(ts(torch.from_numpy(x)).numpy(), want, atol=1e-6, rtol=0)
+    # bear-off positions are valued by the database in the torch-free model, not the net
+    from abak_rl.engine.bearoff import bearoff_probs, is_bearoff
+    model = inf.load_exported(tmp_path / "o")
+    db = is_bearoff(boards)
+    assert db.any()
+    np.testing.assert_allclose(model.probs(boards[db]), bearoff_probs(boards[db]), atol=1e-6)

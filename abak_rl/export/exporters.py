@@ -111,12 +111,12 @@ def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
         "outputs": {"name": inf.OUTPUT_NAME, "dtype": "float32", "shape": ["batch", len(inf.OUTPUTS)],
                     "order": list(inf.OUTPUTS), "meaning": OUTPUT_MEANING,
                     "cumulative": "gammon includes backgammons: p_win >= p_wg >= p_wbg, "
-                                  "1 - p_win >= p_lg >= p_lbg",
+                                  "1 - p_win >= p_lg >= p_lbg; the raw outputs can break this by a "
+                                  "little, so read them clamped: p_wg = min(p_wg, p_win), "
+                                  "p_wbg = min(p_wbg, p_wg), p_lg = min(p_lg, 1 - p_win), "
+                                  "p_lbg = min(p_lbg, p_lg) (abak-rl does)",
                     "perspective": PERSPECTIVE, "equity": EQUITY, "swap_perspective": SWAP},
-        "network": {"type": "mlp", **{k: shape[k] for k in ("n_inputs", "hidden", "layers", "activation")},
-                    "output_activation": "sigmoid",
-                    "tensors": "body.{2i}.weight [out, in] and body.{2i}.bias [out] for i = 0..layers "
-                               "(the last one is the output layer); y = x @ W.T + b"},
+        "network": network_card(shape),
         "training": {
             "games": counters.get("games"),
             "updates": counters.get("updates"),
@@ -140,6 +140,28 @@ def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
     for fmt, p in (files or {}).items():
         card["files"][fmt] = {"path": p.name, "sha256": _sha256(p)}
     return _finite(card)
+
+
+MLP_TENSORS = ("body.{2i}.weight [out, in] and body.{2i}.bias [out] for i = 0..layers (the last one "
+               "is the output layer); y = x @ W.T + b")
+
+
+def network_card(shape: dict) -> dict:
+    """The model card's `network` section for a net shape (EvalNet or PhasedNet, model/net.py)."""
+    net = {"type": "phased_mlp" if shape.get("phases") else "mlp",
+           **{k: shape[k] for k in ("n_inputs", "hidden", "layers", "activation")},
+           "output_activation": "sigmoid", "tensors": MLP_TENSORS}
+    if shape.get("phases"):
+        net.update(phases=list(shape["phases"]), class_unit=int(shape["class_unit"]),
+                   tensors="one MLP per phase k (0 = contact, 1 = race): nets.{k}." + MLP_TENSORS,
+                   class_rule=f"input unit {int(shape['class_unit'])} > 0.5 (a race: no contact left) -> "
+                              "the race net, else the contact net")
+    if shape.get("bearoff"):
+        net.update(bearoff=shape["bearoff"],
+                   bearoff_rule="bear-off positions (every checker of both sides in its home board, none "
+                                "on the bar) are valued by the exact one-sided bear-off database "
+                                "(abak_rl.engine.bearoff.bearoff_probs), not by the net")
+    return net
 
 
 def _pkg_version() -> str | None:
@@ -207,14 +229,14 @@ def verify_export(out: Path, files: dict[str, Path], net, fs, variant, n: int, s
     boards, again = sample_afterstates(variant, n, seed)
     x = fs.encode(boards, again)
     want = TorchForward(net)(x)
-    shape = {"n_inputs": fs.size, **{k: val for k, val in net.shape.items() if k != "n_inputs"}}
+    network = network_card({"n_inputs": fs.size, **{k: v for k, v in net.shape.items() if k != "n_inputs"}})
     diffs = {}
     for fmt, path in files.items():
         if fmt == "onnx":
             got = inf.OnnxRunner(path)(x)
         elif fmt == "safetensors":
             from safetensors.numpy import load_file
-            got = inf.NumpyMLP(load_file(str(path)), **shape)(x)
+            got = inf.numpy_forward(load_file(str(path)), network)(x)
         else:
             with torch.no_grad():
                 got = torch.jit.load(str(path))(torch.from_numpy(x)).numpy()
