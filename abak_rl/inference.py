@@ -345,10 +345,15 @@ class Model:
             return swap_perspective(self.probs(self.variant.flip(boards)))
         return self.search(reply=reply).pre_roll(boards, ply).astype(np.float32)
 
-    def cube_decision(self, row: np.ndarray, owner: int = 0, x: float = 0.68, ply: int = 0) -> dict:
+    def cube_decision(self, row: np.ndarray, owner: int = 0, x: float | str = "auto", ply: int = 0) -> dict:
         """Money cube decision of the player to move before rolling (engine/cube.py):
-        owner 0 centred, 1 the mover owns the cube, -1 the opponent does."""
+        owner 0 centred, 1 the mover owns the cube, -1 the opponent does. x: Janowski's cube
+        efficiency, "auto" = GNU Backgammon's by position class (cube.cube_efficiency)."""
         from .engine import cube as cube_math
+        if isinstance(x, str):
+            if x != "auto":
+                raise ValueError(f"cube efficiency must be a number in [0, 1] or auto, got {x!r}")
+            x = float(cube_math.cube_efficiency(self.variant, np.asarray(row)[None])[0])
         probs = self.pre_roll_probs(np.asarray(row)[None], ply=ply)
         decision, eq = cube_math.money_cube_decision(probs, np.array([owner]), x)
         d = int(decision[0])
@@ -371,9 +376,16 @@ class ExportedAgent:
         self.name = name or (f"export:{model.source}" + (f",ply={ply}" if ply else "")
                              + (filter_suffix(root, reply) if ply else ""))
 
-    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after) -> np.ndarray:
+    def choose(self, variant, before: np.ndarray, dice: np.ndarray, after, utility=None) -> np.ndarray:
+        """Best row per position by equity, or by utility(probs, parent) -> [m] when given
+        (engine/matchplay.py: match-winning chance at the score), like agents/neural.py."""
         _check_same_variant(self.model.variant, variant)
-        return self.model.choose(before, dice, after, self.ply, root=self.root, reply=self.reply)
+        if utility is None:
+            return self.model.choose(before, dice, after, self.ply, root=self.root, reply=self.reply)
+        p, searched = self.model.search(root=self.root, reply=self.reply).play_values(
+            after, dice, np.asarray(before).shape[0], self.ply)
+        rows = np.flatnonzero(searched)
+        return best_of(utility(p[rows], after.parent[rows]), rows, after.parent, np.asarray(before).shape[0])
 
     def cube_probs(self, variant, boards: np.ndarray) -> np.ndarray:
         """probs_fn for agents.cube_policies.JanowskiCube."""

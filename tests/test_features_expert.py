@@ -169,3 +169,4 @@ def test_selfplay_keeps_the_features_it_scored_with_for_learning():
             np.testing.assert_array_equal(x, FS.encode(boards, again))
             checked += boards.shape[0]
     assert checked > 500
+

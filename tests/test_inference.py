@@ -166,3 +166,25 @@ def test_torch_is_not_needed_to_import_the_encoders():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     assert "torch" in sys.modules and torch.__version__  # (this process has it; the child did not)
+
+
+def test_exported_agent_plays_by_a_utility_when_given_one():
+    """matchplay hands agents a match-winning-chance utility; the torch-free agent obeys it
+    like the torch one: a utility that prefers low equity picks the worst play."""
+    from abak_rl.inference import load_exported_agent
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained" / "standard"
+    from abak_rl.engine.variants import get_variant
+    v = get_variant("standard")
+    agent = load_exported_agent(root, v)
+    boards = v.initial_boards(3)
+    dice = np.array([[3, 1], [6, 5], [4, 2]], dtype=np.int8)
+    after = v.legal_afterstates(boards, dice)
+    best = agent.choose(v, boards, dice, after)
+    from abak_rl.model.outcomes import equity
+    worst = agent.choose(v, boards, dice, after, utility=lambda p, parent: -equity(p))
+    p = agent.model.probs(after.boards)
+    eq = equity(p)
+    for i in range(3):
+        seg = np.flatnonzero(after.parent == i)
+        assert best[i] == seg[np.argmax(eq[seg])] and worst[i] == seg[np.argmin(eq[seg])]
