@@ -18,7 +18,8 @@ COMMANDS = {
     "analyze": ("abak_rl.evaluate.analyze", "main"),
 }
 
-USAGE = "usage: abak-rl {" + ",".join(COMMANDS) + "} [args...]  (abak-rl COMMAND --help for more)"
+USAGE = ("usage: abak-rl {" + ",".join(COMMANDS) + "} [args...]  (abak-rl COMMAND --help for more;"
+         " abak-rl --version)")
 
 
 def version() -> str:
