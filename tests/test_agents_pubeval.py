@@ -71,8 +71,10 @@ def test_plays_match_gnubg_pub_best_move(positions):
         assert hit.size == 1, f"position {i}: gnubg's play is not one of our afterstates"
         j = starts[i] + hit[0]
         if j != picks[i]:
-            differ += 1  # allowed only for an exact tie (the two engines list plays differently)
-            assert all_scores[j] == all_scores[picks[i]], f"position {i}: different play"
+            differ += 1  # allowed only for a tie (the two engines list plays differently); two
+            # plays' sums of the same weights in another order may differ in the last bit
+            assert np.isclose(all_scores[j], all_scores[picks[i]], rtol=1e-12, atol=1e-12), \
+                f"position {i}: different play"
     assert differ <= len(before) // 100
 
 
