@@ -216,9 +216,8 @@ def test_second_ctrl_c_while_saving_exits_cleanly_and_saves_latest(tmp_path, mon
     assert "latest.pt not updated" not in run_mod.format_summary(s)
 
 
-def test_second_ctrl_c_inside_a_step_keeps_the_last_good_latest(tmp_path, monkeypatch, capsys):
-    latest = tmp_path / "ckpt/t/latest.pt"
-
+def _interrupt_twice_in_a_step(monkeypatch, latest):
+    """SelfPlay whose step sends two SIGINTs two steps after latest.pt first appears."""
     class TwoInterrupts(run_mod.SelfPlay):
         calls, saved_before = 0, None
 
@@ -231,11 +230,40 @@ def test_second_ctrl_c_inside_a_step_keeps_the_last_good_latest(tmp_path, monkey
                 _sigint()                            # the second arrives inside the same step
             return super().step(*a, **k)
     monkeypatch.setattr(run_mod, "SelfPlay", TwoInterrupts)
-    assert main(args(tmp_path, "train.games=100000", "train.checkpoint_every=16")) == 130
+    return TwoInterrupts
+
+
+def test_second_ctrl_c_inside_a_local_step_lets_it_finish_and_saves(tmp_path, monkeypatch, capsys):
+    latest = tmp_path / "ckpt/t/latest.pt"
+    sp = _interrupt_twice_in_a_step(monkeypatch, latest)
+    assert main(args(tmp_path, "train.games=100000", "train.checkpoint_every=16",
+                     "eval.final_games=10")) == 130
     out = capsys.readouterr()
-    assert "Traceback" not in out.err and "latest.pt not updated" in out.out
-    steps = load_checkpoint(latest)["counters"]["steps"]
-    assert steps == TwoInterrupts.saved_before       # the last complete save, not the split step
+    assert "Traceback" not in out.err and "quitting once this step is done" in out.err
+    assert "stopped (second Ctrl-C)" in out.out and "interrupted: saved" in out.out
+    assert load_checkpoint(latest)["counters"]["steps"] == sp.saved_before + 3   # that step, done
+
+
+def test_second_ctrl_c_inside_a_step_that_cannot_wait_keeps_the_last_good_latest(tmp_path,
+                                                                               monkeypatch):
+    """Ray steps wait on actors, so there the second Ctrl-C stops inside the step: the state is
+    then half-way, latest.pt stays the last complete one, and the summary says so."""
+    latest = tmp_path / "ckpt/t/latest.pt"
+    sp = _interrupt_twice_in_a_step(monkeypatch, latest)
+
+    class RayLike(StopFlag):                         # what the flag does outside a local step
+        phase = property(lambda self: "step", lambda self, value: None)
+    stop = RayLike()
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        s = train(prepare_config(args(tmp_path, "train.games=100000", "train.checkpoint_every=16")),
+                  stop=stop)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert s["stopped"] == "second ctrl-c" and not s["latest_saved"]
+    assert "latest.pt not updated" in run_mod.format_summary(s)
+    assert load_checkpoint(latest)["counters"]["steps"] == sp.saved_before   # not the split step
+    assert not (tmp_path / "ckpt/t/.lock").exists()
 
 
 def test_summary_says_why_the_run_stopped(tmp_path, capsys):

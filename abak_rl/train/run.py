@@ -8,7 +8,7 @@
 Outputs: runs/<run>/ (config.yaml, overrides.yaml, launches.yaml, TensorBoard events),
 checkpoints/<run>/ (latest.pt, best.pt, games_<n>.pt; .lock while the run is live). A run name
 that exists is refused (run=auto makes a fresh one). Ctrl-C finishes the step, saves latest.pt
-and exits (an evaluation in progress is abandoned); a second Ctrl-C stops at once.
+and exits (an evaluation in progress is abandoned); a second Ctrl-C quits as soon as it can.
 """
 
 from __future__ import annotations
@@ -89,8 +89,9 @@ class HardStop(KeyboardInterrupt):
 
 class StopFlag:
     """Set by Ctrl-C (SIGINT) or by a test. Training checks it once per step, so a stop never
-    splits one; during an evaluation (phase "eval") the first Ctrl-C abandons it at once; a
-    second Ctrl-C anywhere raises HardStop."""
+    splits one; during an evaluation (phase "eval") the first Ctrl-C abandons it at once. A
+    second Ctrl-C raises HardStop, except inside a local self-play step (phase "in_step", a
+    fraction of a second), which it lets finish so that latest.pt can still be saved."""
 
     def __init__(self):
         self.set = False
@@ -100,6 +101,9 @@ class StopFlag:
     def __call__(self, *_):
         if self.set:                       # second Ctrl-C: stop now
             self.hard = True
+            if self.phase == "in_step":    # the step ends in a moment; then save and quit
+                print("\nquitting once this step is done and latest.pt is saved", file=sys.stderr)
+                return
             raise HardStop
         self.set = True
         if self.phase == "eval":
@@ -249,6 +253,7 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
         while c.games < T.games:
             # -- one lockstep move in every game, then learn from the games that ended --------
             in_step = True
+            stop.phase = "in_step" if cfg.executor == "local" else "step"   # Ray steps may wait
             t_step = time.perf_counter()
             epsilon = float(T.epsilon)
             finished = play.step(scorer, epsilon)
@@ -264,7 +269,7 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             c.steps += 1
             c.states += int((finished.length - 1).sum())
             c.seconds += time.perf_counter() - t_step
-            in_step = False
+            in_step, stop.phase = False, "step"
             window["turns"] += finished.length.tolist()
             window["points"] += finished.points.tolist()
             if bar is not None and n_done:
@@ -308,7 +313,7 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             if on_step is not None:
                 on_step(c)
             if stop.set:
-                stopped = "ctrl-c"
+                stopped = "second ctrl-c" if stop.hard else "ctrl-c"
                 break
             if T.max_minutes and (time.perf_counter() - start) / 60 >= T.max_minutes:
                 stopped = "max_minutes"
@@ -318,8 +323,8 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             bar = None
         save_latest()                                  # before the final evaluation
         if stop.set:                                   # a Ctrl-C during the last bookkeeping
-            stopped = "ctrl-c"
-        if stopped != "ctrl-c" and E.final_games:
+            stopped = "second ctrl-c" if stop.hard else "ctrl-c"
+        if not stop.set and E.final_games:
             try:
                 final = run_eval(int(E.final_games))
             except EvalInterrupted:
