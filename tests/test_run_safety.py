@@ -363,3 +363,23 @@ def test_a_new_run_that_fails_before_its_first_checkpoint_frees_its_name(tmp_pat
     assert main([f"resume={tmp_path}/ckpt/t", "train.games=32"]) == 2
     assert (tmp_path / "ckpt/t/latest.pt").is_file()              # a run's own folder is kept
     assert not (tmp_path / "ckpt/t/.lock").exists()
+
+
+def test_two_real_ctrl_c_to_the_command_exit_130_without_a_traceback(tmp_path):
+    """The installed command in its own process: SIGINT twice in a row, as a user's fingers do."""
+    import time
+    argv = [sys.executable, "-m", "abak_rl.cli", "train", *args(tmp_path, "train.games=1000000")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lock = tmp_path / "ckpt/t/.lock"
+    deadline = time.time() + 60
+    while not lock.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(1.0)                                  # some steps in
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "stopped (second Ctrl-C)" in out or "stopped (Ctrl-C)" in out
+    assert load_checkpoint(tmp_path / "ckpt/t")["counters"]["steps"] > 0
+    assert not lock.exists()
