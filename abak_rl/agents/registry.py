@@ -8,6 +8,8 @@ search's move filters (agents/search.py) may follow: ",k=8,margin=0.16" for the 
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
 alone is the fast gnubg-nn 0-ply net.
 "python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
+"std60" is the earlier shipped standard net (raw td198 inputs, 545,232 games), kept as a named
+baseline opponent (checkpoints/pretrained/baselines/std60, played at 0-ply).
 Neural and exported agents are imported only when asked for, so the baselines work without them.
 """
 
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN = ("random", "pubeval", "heuristic", "gnubg")
+BUILTIN = ("random", "pubeval", "heuristic", "gnubg", "std60")
+BASELINES = {"std60": "baselines/std60"}     # named baseline nets under checkpoints/pretrained/
 PREFIXES = ("checkpoint:", "export:", "onnx:", "gnubg:")
 
 
@@ -29,6 +32,14 @@ def _builtin(name: str, variant, seed: int):
     if name == "heuristic":
         from .heuristic import HeuristicAgent
         return HeuristicAgent(seed)
+    if name in BASELINES:
+        from pathlib import Path
+
+        from ..inference import load_exported_agent
+        path = Path(__file__).resolve().parents[2] / "checkpoints" / "pretrained" / BASELINES[name]
+        agent = load_exported_agent(path, variant)
+        agent.name = name
+        return agent
     from .gnubg_agent import GnubgAgent
     return GnubgAgent(variant, seed)
 
