@@ -383,3 +383,14 @@ def test_two_real_ctrl_c_to_the_command_exit_130_without_a_traceback(tmp_path):
     assert "stopped (second Ctrl-C)" in out or "stopped (Ctrl-C)" in out
     assert load_checkpoint(tmp_path / "ckpt/t")["counters"]["steps"] > 0
     assert not lock.exists()
+
+
+def test_an_unusable_runs_dir_leaves_no_claimed_checkpoint_folder(tmp_path, capsys):
+    """The checkpoints folder is claimed first; when runs_dir cannot be made, the claim is given
+    back, so nothing is left behind and the name stays free."""
+    from abak_rl.train.run import main
+    ckpt = tmp_path / "ckpt"
+    rc = main([f"checkpoints_dir={ckpt}", "runs_dir=/proc/x", "run=keepfree", "train.games=10",
+               "progress=false"])
+    assert rc == 2 and "runs_dir" in capsys.readouterr().err
+    assert not (ckpt / "keepfree").exists()

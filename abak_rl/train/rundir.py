@@ -72,7 +72,11 @@ def claim(runs_dir, checkpoints_dir, name: str, *, fresh: bool, auto: bool) -> s
             except FileExistsError:   # another process claimed it a moment ago
                 where = checkpoints_dir / candidate
             else:
-                _mkdir(runs_dir / candidate, "runs_dir", exist_ok=True)
+                try:
+                    _mkdir(runs_dir / candidate, "runs_dir", exist_ok=True)
+                except RunError:              # an unusable runs_dir: give the claimed name back
+                    (checkpoints_dir / candidate).rmdir()
+                    raise
                 return candidate
         if not auto:
             raise RunError(taken_message(candidate, where, checkpoints_dir))
