@@ -4,14 +4,13 @@ Three kinds of tests:
   * no Ray needed: the local executor, config checks, the helpers;
   * Ray needed (skipped without it): the RayExecutor driven by a small learner loop written
     here (the same calls as run.py's loop), with an actor killed mid-run;
-  * Ray and the run.py/config patch needed (`needs_patch`, skipped until that patch is in):
-    `abak-rl train executor=ray` through the real CLI path, an actor killed mid-run, resume.
+  * Ray needed: `abak-rl train executor=ray` through the real CLI path, an actor killed
+    mid-run, resume.
 One local Ray instance with 2 CPUs serves the whole module (started once, about 6-10 s).
 """
 
 from __future__ import annotations
 
-import inspect
 
 import numpy as np
 import pytest
@@ -36,18 +35,6 @@ except ImportError:  # pragma: no cover - the optional extra is absent
 
 needs_ray = pytest.mark.skipif(ray is None, reason="Ray is not installed (pip install '.[ray]')")
 
-
-def _patched() -> bool:
-    """run.py builds `play` with make_executor and config.yaml has the executor keys."""
-    try:
-        return ("make_executor(" in inspect.getsource(runmod.train)
-                and "executor" in cfgmod.compose([]) and "ray" in cfgmod.compose([]))
-    except Exception:  # noqa: BLE001
-        return False
-
-
-needs_patch = pytest.mark.skipif(not _patched(), reason="run.py/config.py/config.yaml not yet patched "
-                                 "for executors (make_executor in run.train, executor and ray keys in config.yaml)")
 
 TINY = ["model.hidden=8", "train.batch_games=16", "train.batch_states=32", "eval.every=0",
         "eval.final_games=0", "train.checkpoint_every=0", "progress=false", "threads=1"]
@@ -209,13 +196,12 @@ def test_weights_are_published_only_when_they_change(ray_cluster):
         play.close()
 
 
-# -- Ray through the real CLI path (needs the run.py/config patch) ------------------------------
+# -- Ray through the real CLI path -------------------------------------------------------------
 
 def _cli(tmp_path, *extra):
     return [f"runs_dir={tmp_path}/runs", f"checkpoints_dir={tmp_path}/ckpt", "run=r", *TINY, *extra]
 
 
-@needs_patch
 def test_cli_default_is_local_and_bad_executor_is_a_clear_error(capsys, monkeypatch):
     assert runmod.prepare_config([]).executor == "local"
     assert runmod.main(["executor=dask"]) == 2
@@ -225,7 +211,6 @@ def test_cli_default_is_local_and_bad_executor_is_a_clear_error(capsys, monkeypa
     assert "pip install '.[ray]'" in capsys.readouterr().err
 
 
-@needs_patch
 def test_cli_train_executor_ray_survives_a_killed_actor_and_resumes(ray_cluster, tmp_path, capsys):
     from abak_rl.train.ray_executor import live_executors
     cfg = runmod.prepare_config(_cli(tmp_path, "executor=ray", "ray.workers=2", "train.games=300",
