@@ -145,3 +145,27 @@ def test_segment_best_with_rows_out_of_order():
     parent = rng.permutation(np.concatenate([np.arange(30), rng.integers(0, 30, 200)]))
     vals = rng.integers(0, 4, parent.size).astype(np.float32)
     assert np.array_equal(segment_best(vals, parent, 30), segment_argmax(vals, parent, 30))
+
+
+def test_play_reads_the_outputs_clamped_to_be_cumulative():
+    """A net trained output by output can give p_wbg > p_wg or p_lg > 1 - p_win; the scorer
+    (self-play, the neural agent) reads them clamped, the raw net is left as it is."""
+    from abak_rl.export.sample import sample_afterstates
+    from abak_rl.features import feature_set_for
+    from abak_rl.model.net import build_net
+    v = get_variant("standard")
+    fs = feature_set_for("standard")
+    torch.manual_seed(2)
+    net = build_net(fs.size, {"hidden": 8, "layers": 1, "activation": "sigmoid", "phases": "auto",
+                              "bearoff": False}, fs)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(4.0)
+    boards, again = sample_afterstates(v, 500, 3)
+    with torch.no_grad():
+        raw = net(torch.from_numpy(fs.encode(boards, again))).numpy()
+    assert (raw[:, 2] > raw[:, 1]).any() or (raw[:, 3] > 1 - raw[:, 0]).any()   # the raw net breaks it
+    p = Scorer(net, fs, v, torch.device("cpu")).net_probs(boards, again)
+    assert (p[:, 1] <= p[:, 0]).all() and (p[:, 2] <= p[:, 1]).all()
+    assert (p[:, 3] <= 1 - p[:, 0] + 1e-7).all() and (p[:, 4] <= p[:, 3]).all()
+    np.testing.assert_allclose(p[:, 0], raw[:, 0], atol=1e-6)
