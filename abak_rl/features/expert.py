@@ -299,16 +299,20 @@ def _side(out, own, blot, made, y_made, counts, bar, off, y_src, y_bar, y_blot, 
     out[:, 18] = off / 15.0
 
 
+def _race(bar, opp_bar, own, opp) -> np.ndarray:
+    """No contact: the mover's rearmost checker (bar = 25) is below the opponent's rearmost (its
+    bar = 0); own / opp are the two sides' point masks from the mover's view."""
+    mine = np.where(bar > 0, 25, _highest(own))
+    theirs = np.where(opp_bar > 0, 0, np.where(opp != 0, _lowest(opp), 25))
+    return mine < theirs
+
+
 def is_race(boards: np.ndarray) -> np.ndarray:
     """True where no contact remains: every checker of the mover is past every one of the
-    opponent's (from the mover's view, the mover's rearmost point is below the opponent's
-    rearmost, counting the bars), or one side has borne off everything."""
+    opponent's (counting the bars), or one side has borne off everything."""
     b = np.asarray(boards)
-    pts = b[:, :cb.N_POINTS]
-    idx = np.arange(1, 25)
-    mine = np.where(b[:, cb.BAR] > 0, 25, np.where(pts > 0, idx, 0).max(1))
-    theirs = np.where(b[:, cb.OPP_BAR] > 0, 0, np.where(pts < 0, idx, 25).min(1))
-    return mine < theirs
+    m, _ = _masks(b[:, :cb.N_POINTS])
+    return _race(b[:, cb.BAR], b[:, cb.OPP_BAR], m[0], m[3])
 
 
 def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
@@ -331,10 +335,7 @@ def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
     # O, in O's numbering (the reversed masks); P hits from P's own numbering
     _side(theirs, r_o_own, r_o_blot, r_o_made, r_p_made, o_counts, opp_bar, boards[:, cb.OPP_OFF],
           p_own, bar, o_blot, o_made, p_home_made)
-    # no contact: the mover's rearmost (bar = 25) below the opponent's rearmost (its bar = 0)
-    mine_rear = np.where(bar > 0, 25, _highest(p_own))
-    theirs_rear = np.where(opp_bar > 0, 0, np.where(o_own != 0, _lowest(o_own), 25))
-    race = mine_rear < theirs_rear
+    race = _race(bar, opp_bar, p_own, o_own)
     mine[:, 19] = theirs[:, 19] = race
     lead = np.clip((theirs[:, 0] - mine[:, 0]) * (167.0 / 50.0), -1, 1)
     mine[:, 20], theirs[:, 20] = lead, -lead

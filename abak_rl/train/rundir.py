@@ -158,14 +158,7 @@ class RunLock:
 
 def remove_stale_temp_files(folder) -> list[Path]:
     """Delete the hidden `.*.tmp` files an interrupted checkpoint write left; returns them."""
-    gone = []
-    for f in Path(folder).glob(".*.tmp"):
-        try:
-            f.unlink()
-            gone.append(f)
-        except OSError:
-            pass
-    return gone
+    return _unlink(Path(folder).glob(".*.tmp"))
 
 
 _SNAPSHOT = re.compile(r"^games_(\d+)\.pt$")
@@ -177,8 +170,13 @@ def prune_snapshots(folder, keep_last: int | None) -> list[Path]:
         return []
     snaps = sorted((int(m.group(1)), f) for f in Path(folder).iterdir()
                    if (m := _SNAPSHOT.match(f.name)))
+    return _unlink(f for _, f in snaps[:-keep_last])
+
+
+def _unlink(files) -> list[Path]:
+    """Delete the files that can be deleted; returns those that went."""
     gone = []
-    for _, f in snaps[:-keep_last]:
+    for f in files:
         try:
             f.unlink()
             gone.append(f)
