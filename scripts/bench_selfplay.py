@@ -62,6 +62,15 @@ class Timed:
         return timed
 
 
+def _timer(fn, label: str):
+    def timed(*a, **k):
+        t = time.perf_counter()
+        out = fn(*a, **k)
+        TIMES[f"{PHASE[0]}/{label}"] += time.perf_counter() - t
+        return out
+    return timed
+
+
 class TimedNet(torch.nn.Module):
     def __init__(self, net):
         super().__init__()
@@ -131,8 +140,21 @@ def main(argv=None) -> int:
     fs = feature_set_for(variant.name, cfg.model.features)
     net = build_net_from(load_checkpoint(args.checkpoint), fs) if args.checkpoint else build_net(fs.size, cfg.model, fs)
     opt = make_optimizer(net, T)
-    scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"), Timed(variant, "legal_afterstates", "movegen"),
-                    torch.device("cpu"))
+    if fs.packing is not None:       # packed rows: time pack() and the table-sum forward pass
+        import dataclasses
+
+        import abak_rl.model.packed as packed_mod
+        timed_fs = dataclasses.replace(fs, packing=dataclasses.replace(
+            fs.packing, pack=_timer(fs.packing.pack, "features")))
+        plain = packed_mod.packed_forward
+        packed_mod.packed_forward = _timer(lambda n, *a: plain(getattr(n, "inner", n), *a), "forward")
+        scorer = Scorer(net, Timed(timed_fs, "encode", "features"),
+                        Timed(variant, "legal_afterstates", "movegen"), torch.device("cpu"))
+        scorer.net = TimedNet(net)   # the update's forward pass is timed too; play goes through packed
+        scorer.packing = timed_fs.packing
+    else:
+        scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"),
+                        Timed(variant, "legal_afterstates", "movegen"), torch.device("cpu"))
     play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns))
     queue = SampleQueue(variant.width, skip=scorer.exact_mask if scorer.bearoff else None)
     games = turns = positions = 0

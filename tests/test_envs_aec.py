@@ -160,7 +160,7 @@ def test_render_draws_the_board_and_observations_follow_the_agent():
     v = get_variant("abak")
     assert (env.observe(other)["board"] == v.flip(env.observe(me)["board"][None])[0]).all()
     assert env.observe(other)["action_mask"].sum() == 0 < env.observe(me)["action_mask"].sum()
-    assert env.metadata["feature_set"]["name"] == "abak_stack"
+    assert env.metadata["feature_set"]["name"] == "abak_expert"
 
 
 def test_abak_entry_classes_are_found_whether_or_not_the_notation_names_them():

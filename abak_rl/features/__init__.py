@@ -11,6 +11,7 @@ again next (Acey-deucey's 1-2); otherwise the opponent is on roll.
     td198        standard, nackgammon   Tesauro's 198 units
     td198_pool   acey_deucey            td198 + 2 pool units (200)
     abak_stack   abak                   stack- and class-aware Abak encoding (see abak.py)
+    abak_expert  abak                   abak_stack's units + Abak knowledge, packed (abak_expert.py)
     expert       standard, nackgammon   td198 + 42 concept units (hits, escapes, primes, ...)
 """
 
@@ -31,6 +32,7 @@ class FeatureSet:
     board_width: int
     _encode: Callable[[np.ndarray, np.ndarray], np.ndarray]
     class_unit: int | None = None    # unit that is 1 in a race, 0 in contact (phase nets read it)
+    packing: "Packing | None" = None  # a compact form of the same encoding (see Packing)
 
     def encode(self, boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
         """float32 [N, size] features of afterstates `boards` (seen from the player who moved).
@@ -56,15 +58,32 @@ class FeatureSet:
                              f"the current {self.describe()}; it cannot be loaded into this one")
 
 
+@dataclass(frozen=True)
+class Packing:
+    """A feature set whose dense units are mostly table rows picked by small integer codes.
+
+    pack(boards, again) -> float32 [N, size]: `n_codes` codes, then the dense units that are
+    copied as they are to the end of x; unpack(packed) -> the dense [N, F] encoding, exactly.
+    tables(W) -> [R, H]: for a first layer W [H, F] (a torch tensor), the rows whose sum over (codes + offsets)
+    plus W[:, F - (size - n_codes):] @ dense equals W @ x. Self-play keeps packed rows and the
+    scorer evaluates first layers this way (model/packed.py)."""
+    size: int
+    n_codes: int
+    pack: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    unpack: Callable[[np.ndarray], np.ndarray]
+    tables: Callable[[np.ndarray], np.ndarray]
+    offsets: np.ndarray
+
+
 def _registry() -> dict[str, FeatureSet]:
-    from . import abak, classic, expert
-    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK, expert.EXPERT]
+    from . import abak, abak_expert, classic, expert
+    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK, expert.EXPERT, abak_expert.ABAK_EXPERT]
     return {s.name: s for s in sets}
 
 
-FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack", "expert")
+FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack", "expert", "abak_expert")
 DEFAULT_FOR_VARIANT = {"standard": "expert", "nackgammon": "expert", "acey_deucey": "td198_pool",
-                       "abak": "abak_stack"}
+                       "abak": "abak_expert"}
 
 
 def get_feature_set(name: str) -> FeatureSet:

@@ -37,6 +37,24 @@ class Scorer:
     def __init__(self, net, feature_set, variant, device: torch.device):
         self.net, self.features, self.variant, self.device = net, feature_set, variant, device
         self.bearoff = bool(getattr(net, "shape", {}).get("bearoff")) and variant.name in ("standard", "nackgammon")
+        from .packed import supports
+        # packed feature rows (features.Packing): the first layer is a sum of table rows
+        self.packing = feature_set.packing if feature_set.packing is not None and supports(net) else None
+
+    @property
+    def stored_width(self) -> int:
+        """Width of the feature rows self-play keeps for learning (packed when it can)."""
+        return self.packing.size if self.packing is not None else self.features.size
+
+    def stored_encode(self, boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+        """The rows self-play keeps: packed when the feature set packs, else dense."""
+        if self.packing is not None:
+            return self.packing.pack(boards, again)
+        return self.features.encode(boards, again)
+
+    def dense(self, stored: np.ndarray) -> np.ndarray:
+        """Dense features of rows from stored_encode (what the net is trained on)."""
+        return self.packing.unpack(stored) if self.packing is not None else stored
 
     def exact_mask(self, boards: np.ndarray) -> np.ndarray:
         """Rows whose value is known without the net: the game is over, or (with the database)
@@ -58,6 +76,15 @@ class Scorer:
         keep: a list that receives the features of the rows when they fit in one chunk (self-play
         reuses them for learning instead of encoding the played afterstates again)."""
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
+        if self.packing is not None:
+            from .packed import packed_forward
+            for lo in range(0, boards.shape[0], CHUNK):
+                hi = min(lo + CHUNK, boards.shape[0])
+                x = self.packing.pack(boards[lo:hi], again[lo:hi])
+                if keep is not None and hi - lo == boards.shape[0]:
+                    keep.append(x)
+                out[lo:hi] = cumulative(packed_forward(self.net, self.packing, x, self.device)).cpu().numpy()
+            return out
         unit = getattr(self.net, "shape", {}).get("class_unit") if hasattr(self.net, "nets") else None
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])

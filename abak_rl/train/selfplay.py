@@ -93,9 +93,9 @@ class SelfPlay:
         if self.length.max() >= self.t_boards.shape[1]:
             self._grow()
         self._features_ready(scorer)
-        feats = chosen_features(keep, chosen, scorer.features.size)
+        feats = chosen_features(keep, chosen, scorer.stored_width)
         if feats is None:                      # too many rows to keep: encode the played ones
-            feats = scorer.features.encode(new, again)
+            feats = scorer.stored_encode(new, again)
         rows = np.arange(B)
         t = self.length
         self.t_feats[rows, t] = feats
@@ -123,13 +123,13 @@ class SelfPlay:
 
     def _features_ready(self, scorer) -> None:
         """Allocate the feature records, encoding the moves already made (after a resume)."""
-        F = scorer.features.size
+        F = scorer.stored_width
         if self.t_feats is not None and self.t_feats.shape[2] == F:
             return
         self.t_feats = np.zeros(self.t_boards.shape[:2] + (F,), dtype=np.float32)
         made = np.arange(self.t_boards.shape[1])[None, :] < self.length[:, None]
         if made.any():
-            self.t_feats[made] = scorer.features.encode(self.t_boards[made], self.t_again[made])
+            self.t_feats[made] = scorer.stored_encode(self.t_boards[made], self.t_again[made])
 
     # -- checkpointing ---------------------------------------------------------------------------
     _ARRAYS = ("boards", "ids", "counter", "dice", "length", "t_boards", "t_probs", "t_again")

@@ -150,7 +150,7 @@ def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: 
     if x is None:
         x = scorer.features_tensor(boards, again)
     else:
-        x = torch.from_numpy(x).to(scorer.device, non_blocking=True)
+        x = torch.from_numpy(scorer.dense(x)).to(scorer.device, non_blocking=True)
     y = routed(scorer.net, x)
     loss = 0.5 * ((y - torch.from_numpy(target).to(y.device)) ** 2).sum(-1).mean()
     optimizer.zero_grad(set_to_none=True)

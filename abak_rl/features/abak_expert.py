@@ -1,0 +1,425 @@
+"""abak_expert: the Abak Evolution encoding with Abak knowledge, built to be cheap to evaluate.
+
+Why it is shaped this way: a dense Abak encoding is wide (classes and stack order on 24
+columns) and writing ~1,400 floats per afterstate dominated Abak self-play. But almost all of
+it is a function of a few small integers: each column's contents (colour pattern and top
+class: 373 possible codes) and each special checker's place. So the encoding is defined as
+
+    x = [ COLUMN[p][code of column p] for p = 0..23 ]          (24 blocks of 44 units)
+      + [ SPECIAL[code of special slot k] for k = 0..11 ]      (12 blocks of 29 units)
+      + [ 19 dense units: shots, traps, primes, General, Wounded, bar, off, race ]
+
+and is also offered PACKED: those 36 codes and the 19 dense units (55 numbers). The dense x
+is what nets are trained on and what exports read; self-play keeps packed rows, and the
+scorer computes a net's first layer from them as a sum of 36 precomputed rows (COLUMN @ W,
+SPECIAL @ W, rebuilt when the weights change) plus the dense part (model/packed.py): the
+same numbers as W @ x at a fraction of the cost.
+
+Perspective as every feature set: the afterstate seen from the player P who just moved; O, the
+opponent, is on roll (O moves from P's point 1 towards 24). Index p = point - 1. Every rule
+below is also written out plainly, position by position, in abak_expert_reference.py.
+
+Column block (44 units, for point p, from the column's contents alone):
+     0..34  as abak_stack: P's and O's checker counts (Tesauro's 4 units each), the top
+            checker's (side, class) one-hot (12), [P top run >= 2, O top run >= 2], P's / O's
+            trapped checkers / 2, column full, the colour of each of the 5 slots (10)
+    35..37  P holds it (top run >= 2, or a lone P Guard: O cannot land), P blot (one P
+            checker on top, not a Guard: O may hit it), lone P Guard (only a Guard or a Jane)
+    38..40  the same for O
+        41  four checkers: one more fits
+        42  P's Druid may trap here: point 7..18 with one O checker on top
+        43  O's Druid may trap here: point 7..18 with one P checker on top
+Special slots (29 units each): slots 0..5 = P's General, Druid, Odd Wounded, Even Wounded,
+Guard a, Guard b; 6..11 = O's, the same. A side's two Guards are ordered by place (lower
+first) so the encoding does not depend on which Guard is which. Units: the place as a one-hot
+over 26 (points 1..24, bar, borne off), its height / 4, trapped, on top of its column.
+Dense units (what is not a sum over columns, so the first layer could not build it):
+  0..5  P: all home (may bear off); longest run of held points / 6; its General may move
+        backward (on top of its column and another P checker outside the home board); the
+        General's backward reach (dice 1..6 that land it on a point it may land on) / 6; of
+        its Wounded's dice (1, 3, 5 / 2, 4, 6), how many it could play now (move or bear
+        off) / 3, Odd then Even
+ 6..11  the same for O, in O's own direction
+    12  O's shots: rolls of 36 on which O can hit at least one P checker (see _shots)
+    13  O's traps: rolls of 36 on which O's Druid can trap a P checker on points 7..18
+ 14,15  P's / O's Soldiers on the bar / 2 (the other classes' bar places are in the slots)
+ 16,17  P's / O's checkers borne off / 15
+    18  race: no contact left (every P checker below every O checker, both bars empty; a
+        trapped checker is contact) -- the position class the phase nets read
+Landing (for the units above): a non-Guard checker may land on a column with fewer than 5
+checkers unless the other side holds it or has a lone Guard on top.
+size 24 * 44 + 12 * 29 + 19 = 1423
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.abak import board as ab
+from . import FeatureSet, Packing
+from .abak import _UNITS as _STACK_UNITS
+
+N_COL_UNITS, N_SPECIAL_UNITS, N_DENSE, N_SLOTS = 44, 29, 19, 12
+SPECIAL0 = 24 * N_COL_UNITS                          # 1056
+DENSE0 = SPECIAL0 + N_SLOTS * N_SPECIAL_UNITS        # 1404
+SIZE = DENSE0 + N_DENSE                              # 1423
+RACE_UNIT = DENSE0 + 18
+N_CODES = 24 + N_SLOTS
+PACKED_SIZE = N_CODES + N_DENSE                      # 55
+MID = slice(6, 18)                                   # points 7..18
+HOME_BITS = np.int64(0b111111 | (0b111111 << 18))    # both home boards (a Druid hits there)
+MID_BITS = np.int64(0b111111111111 << 6)
+BAR_PLACE, OFF_PLACE = 24, 25
+
+
+# -- column codes -----------------------------------------------------------------------------
+def _column_tables():
+    """Every column content -> a small code; per code its facts and its 44 units.
+
+    KEY_CODE [13^5]: key = sum_h (slot_h + 6) * 13^h -> code (-1 for impossible contents).
+    INFO [n_codes, 10] int8: height, top side (+1 P, -1 O, 0 empty), top run, P count, O count,
+    P trapped, O trapped, top class, highest P slot, highest O slot (-1: none). UNITS [24, n_codes, 44]. PROPS [n_codes, 16] bool: the
+    column properties the dense units read as 24-bit masks (see _PROP)."""
+    keys = np.arange(13 ** 5)
+    slots = np.stack([(keys // 13 ** h) % 13 - 6 for h in range(ab.HEIGHT)], 1)     # [K, 5]
+    occ = slots != 0
+    height = occ.sum(1)
+    gapless = (occ[:, :-1] | ~occ[:, 1:]).all(1)
+    colour = (slots > 0) * 1 + (slots < 0) * 2
+    pattern = colour @ (3 ** np.arange(ab.HEIGHT))
+    top = slots[np.arange(keys.size), np.maximum(height - 1, 0)]
+    top_class = np.where(height > 0, np.abs(top), 0)
+    pairs = np.where(gapless, pattern * 7 + top_class, -1)
+    uniq, inverse = np.unique(pairs[pairs >= 0], return_inverse=True)
+    key_code = np.full(keys.size, -1, dtype=np.int16)
+    key_code[pairs >= 0] = inverse
+    n = uniq.size
+    info = np.zeros((n, 10), dtype=np.int8)
+    units = np.zeros((24, n, N_COL_UNITS), dtype=np.float32)
+    for code, pc in enumerate(uniq):
+        pat, cls = divmod(int(pc), 7)
+        s = [(pat // 3 ** h) % 3 for h in range(ab.HEIGHT)]
+        h = sum(1 for v in s if v)
+        side = {0: 0, 1: 1, 2: -1}[s[h - 1] if h else 0]
+        run = 0
+        for k in range(h - 1, -1, -1):
+            if {1: 1, 2: -1}[s[k]] != side:
+                break
+            run += 1
+        mine = [k for k in range(h) if s[k] == 1]
+        theirs = [k for k in range(h) if s[k] == 2]
+        hm, ht = max(mine, default=-1), max(theirs, default=-1)
+        info[code] = (h, side, run, len(mine), len(theirs), sum(k < ht for k in mine),
+                      sum(k < hm for k in theirs), cls, hm, ht)
+        u = units[:, code]
+        u[:, :35] = _STACK_UNITS[pat * 7 + cls]
+        for base, who in ((35, 1), (38, -1)):
+            if side == who:
+                u[:, base] = run >= 2 or cls == ab.GUARD
+                u[:, base + 1] = run == 1 and cls != ab.GUARD
+                u[:, base + 2] = run == 1 and cls == ab.GUARD
+        u[:, 41] = h == ab.HEIGHT - 1
+        u[MID, 42] = side == -1 and run == 1
+        u[MID, 43] = side == 1 and run == 1
+    return key_code, info, units
+
+
+KEY_CODE, INFO, COLUMN_UNITS = _column_tables()
+N_COLUMN_CODES = COLUMN_UNITS.shape[1]               # 373
+_POW13 = (13.0 ** np.arange(ab.HEIGHT)).astype(np.float32)
+_KEY0 = int(6 * (13 ** ab.HEIGHT - 1) // 12)         # sum_h 6 * 13^h
+
+
+def _props(info: np.ndarray) -> np.ndarray:
+    h, side, run, cls = (info[:, i].astype(np.int64) for i in (0, 1, 2, 7))
+    me, them = side == 1, side == -1
+    one, guard = run == 1, cls == ab.GUARD
+    held = run >= 2
+    return np.stack([
+        me & (held | guard),                  # 0 P holds
+        them & (held | guard),                # 1 O holds
+        me & one & ~guard,                    # 2 P blot
+        me & one & guard,                     # 3 lone P Guard
+        them & one & ~guard,                  # 4 O blot
+        them & one & guard,                   # 5 lone O Guard
+        h >= ab.HEIGHT,                       # 6 full
+        them & np.isin(cls, (ab.SOLDIER, ab.GENERAL)),   # 7 O's Soldier/General on top
+        them & (cls == ab.ODD),               # 8
+        them & (cls == ab.EVEN),              # 9
+        them & (cls == ab.DRUID),             # 10
+        them & guard,                         # 11 O's Guard on top
+        me & (cls == ab.GENERAL),             # 12 P's General on top
+        me & (cls == ab.ODD),                 # 13
+        me & (cls == ab.EVEN),                # 14
+        them & (cls == ab.GENERAL),           # 15 O's General on top
+        info[:, 3] > 0,                       # 16 P occupies
+        info[:, 4] > 0,                       # 17 O occupies
+    ], 1).astype(np.uint8)
+
+
+PROPS = _props(INFO)
+N_PROPS = PROPS.shape[1]
+
+
+def _column_codes(boards: np.ndarray) -> np.ndarray:
+    """int64 [N, 24] column codes."""
+    n = boards.shape[0]
+    key = boards[:, :ab.SLOTS].reshape(n * 24, ab.HEIGHT).astype(np.float32) @ _POW13
+    return KEY_CODE[key.astype(np.int64) + _KEY0].reshape(n, 24).astype(np.int64)
+
+
+def _mask_table() -> np.ndarray:
+    """[24 * n_codes, N_PROPS] float32: row p * n_codes + c = PROPS[c] * 2^p, so that the sum
+    of a position's 24 rows is its masks (exact: sums of distinct powers of two below 2^24)."""
+    return (PROPS[None].astype(np.float32) * (2.0 ** np.arange(24))[:, None, None]).reshape(-1, N_PROPS)
+
+
+_MASK_TABLE = _mask_table()
+_COL_OFFSETS = np.arange(24) * N_COLUMN_CODES
+
+
+def _masks(codes: np.ndarray) -> np.ndarray:
+    """int64 [N, N_PROPS]: bit p of mask k = property k of column p."""
+    return _MASK_TABLE[codes + _COL_OFFSETS].sum(1).astype(np.int64)
+
+
+# -- special-checker codes --------------------------------------------------------------------
+def _special_table() -> np.ndarray:
+    """SPECIAL_UNITS [26 * 20, 29]: code = place * 20 + height * 4 + trapped * 2 + on top."""
+    units = np.zeros((26 * 20, N_SPECIAL_UNITS), dtype=np.float32)
+    for place in range(26):
+        for h in range(ab.HEIGHT):
+            for trapped in range(2):
+                for top in range(2):
+                    u = units[place * 20 + h * 4 + trapped * 2 + top]
+                    u[place] = 1
+                    u[26], u[27], u[28] = h / 4.0, trapped, top
+    return units
+
+
+SPECIAL_UNITS = _special_table()
+N_SPECIAL_CODES = SPECIAL_UNITS.shape[0]            # 520
+_SLOT_OF = np.array([-1, -1, 0, 1, -1, 2, 3])       # General, Druid, Odd, Even -> slots 0..3
+_H = np.arange(ab.HEIGHT)
+
+
+def _special_codes(boards: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """int16 [N, 12] place codes of the special slots (module docstring)."""
+    n = boards.shape[0]
+    flat = np.ascontiguousarray(boards[:, :ab.SLOTS])
+    idx = np.flatnonzero(flat.view(np.uint8) + np.uint8(1) > 2)     # |code| >= 2
+    val = flat.reshape(-1)[idx]
+    r, pos = idx // ab.SLOTS, idx % ab.SLOTS
+    theirs = val < 0
+    cls = np.where(theirs, -val, val)
+    p, h = pos // ab.HEIGHT, pos % ab.HEIGHT
+    info = INFO[codes[r, p]]
+    other_high = np.where(theirs, info[:, 8], info[:, 9])
+    code = (p * 20 + h * 4 + (h < other_high) * 2 + (h == info[:, 0] - 1)).astype(np.int16)
+    out = np.empty((n, N_SLOTS), dtype=np.int16)
+    for side, bar in ((0, ab.BAR), (1, ab.OPP_BAR)):
+        b0 = 6 * side
+        on_bar = boards[:, bar + np.array([ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN]) - 1] > 0
+        out[:, b0:b0 + 4] = np.where(on_bar, BAR_PLACE * 20, OFF_PLACE * 20)
+        g = (cls == ab.GUARD) & (theirs == bool(side))         # on-board Guards, lower point first
+        rg = r[g]
+        rank = np.arange(rg.size) - np.searchsorted(rg, rg)
+        on = np.bincount(rg, minlength=n)
+        bar_g = boards[:, bar + ab.GUARD - 1].astype(np.int64)
+        for j in range(2):
+            out[:, b0 + 4 + j] = np.where(j < on + bar_g, BAR_PLACE * 20, OFF_PLACE * 20)
+        out[rg, b0 + 4 + rank] = code[g]
+    u = cls != ab.GUARD
+    out[r[u], _SLOT_OF[cls[u]] + 6 * theirs[u]] = code[u]
+    return out
+
+
+# -- the dense knowledge units ----------------------------------------------------------------
+_ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+_ROLL_W = np.array([1 if a == b else 2 for a, b in _ROLLS], dtype=np.float32)
+_POP6 = np.array([bin(i).count("1") for i in range(64)], dtype=np.int64)
+_M24 = np.int64((1 << 24) - 1)
+
+
+def _bit_index(m: np.ndarray) -> np.ndarray:
+    """Index of the highest set bit of each mask (-1 for 0)."""
+    return np.frexp(m.astype(np.float64))[1].astype(np.int64) - 1
+
+
+def _longest_run(m: np.ndarray) -> np.ndarray:
+    longest = np.zeros(m.shape, dtype=np.int64)
+    k = 0
+    while m.any():
+        k += 1
+        longest[m != 0] = k
+        m = m & (m >> 1)
+    return longest
+
+
+def _shots(M, on_bar):
+    """(hit rolls, trap rolls) of 36 for O, the side on roll (masks in P's point order; O moves
+    towards higher p). Counted: a checker on top of its column hitting a P blot with one die,
+    or one checker using both dice (each step of a double) through points where it may land
+    that hold no P blot; a Wounded only with dice of its parity; a Guard also hits a lone P
+    Guard (any of those ways); a Jane (two different non-Guard checkers landing on a lone Guard, one die each, in a
+    non-double); O's Druid traps on points 7..18 and hits in the home boards. With O checkers
+    on the bar only entering hits count (entering with d lands on P's point d). Not counted:
+    General backward hits and shots that need another checker to move first. An estimate of
+    the danger for the net to refine, not a legality check."""
+    blot, lg = M[:, 2], M[:, 3]
+    sg, odd, even, dru, gd = M[:, 7], M[:, 8], M[:, 9], M[:, 10], M[:, 11]
+    land = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24          # O may land (non-Guard)
+    via = land & ~blot
+    plain = [None] + [sg | (odd if d % 2 else even) for d in range(1, 7)]
+    direct = [None]
+    trap1 = [None]
+    for d in range(1, 7):
+        direct.append(((((plain[d] | gd) << d) & blot) | ((gd << d) & lg) | ((dru << d) & blot & HOME_BITS)) != 0)
+        trap1.append(((dru << d) & (blot | lg) & MID_BITS) != 0)
+    n = blot.shape[0]
+    hit = np.zeros(n, dtype=np.float32)
+    trap = np.zeros(n, dtype=np.float32)
+    for (a, b), w in zip(_ROLLS, _ROLL_W):
+        h = direct[a] | direct[b]
+        t = trap1[a] | trap1[b]
+        if a != b:
+            for d1, d2 in ((a, b), (b, a)):
+                grp = sg | gd | (odd if d1 % 2 and d2 % 2 else 0) | (even if not (d1 % 2 or d2 % 2) else 0)
+                h |= ((((grp << d1) & via) << d2) & blot) != 0
+                h |= ((((gd << d1) & via) << d2) & lg) != 0
+                dv = ((dru << d1) & via) << d2
+                h |= (dv & blot & HOME_BITS) != 0
+                t |= (dv & (blot | lg) & MID_BITS) != 0
+            ja = ((plain[a] << a) & lg)
+            jb = ((plain[b] << b) & lg)
+            h |= (ja & jb) != 0
+        else:
+            cur, cg, cd = plain[a] | gd, gd, dru
+            for _ in range(3):
+                cur = (cur << a) & via
+                cg = (cg << a) & via
+                cd = (cd << a) & via
+                h |= ((cur << a) & blot) != 0
+                h |= ((cg << a) & lg) != 0
+                h |= ((cd << a) & blot & HOME_BITS) != 0
+                t |= ((cd << a) & (blot | lg) & MID_BITS) != 0
+        hit += w * h
+        trap += w * t
+    enter = np.zeros(n, dtype=np.float32)
+    for (a, b), w in zip(_ROLLS, _ROLL_W):
+        enter += w * ((((blot >> (a - 1)) | (blot >> (b - 1))) & 1) != 0)
+    return np.where(on_bar, enter, hit) / 36.0, np.where(on_bar, 0.0, trap) / 36.0
+
+
+def _side_units(held, land, gen, odd, even, occ, count, bar_total, up: bool):
+    """The 6 units of one side (module docstring, dense 0..5 or 6..11). Masks in P's point
+    order; up=False for P (moving towards p = 0), True for O (towards p = 23)."""
+    if up:      # mirror O's masks into its own point order, then one rule for both sides
+        held, land, gen, odd, even, occ = (_reverse24(m) for m in (held, land, gen, odd, even, occ))
+        count = count[:, ::-1]
+    n = held.shape[0]
+    u = np.zeros((n, 6), dtype=np.float32)
+    all_home = ((occ >> 6) == 0) & (bar_total == 0)
+    u[:, 0] = all_home
+    u[:, 1] = _longest_run(held) / 6.0
+    g = _bit_index(gen)
+    g_on = g >= 0
+    gi = np.maximum(g, 0)
+    outside = count[:, 6:].sum(1) + bar_total - np.where(g_on & (gi >= 6), 1, 0)
+    may_back = g_on & (outside > 0)
+    u[:, 2] = may_back
+    u[:, 3] = np.where(may_back, _POP6[(land >> (gi + 1)) & 63], 0) / 6.0
+    highest = _bit_index(occ)
+    for j, (m, dice_bits) in enumerate(((odd, 0b101010), (even, 0b010101))):
+        w = _bit_index(m)
+        on = w >= 0
+        wi = np.maximum(w, 0)
+        window = ((land << 6) >> wi) & 63        # bit 6 - d: point w - d (0 below point 1)
+        moves = _POP6[window & dice_bits]
+        bear = np.where(all_home, _BEAR[j][wi, (highest == w).astype(np.int64)], 0)
+        u[:, 4 + j] = np.where(on, moves + bear, 0) / 3.0
+    return u
+
+
+def _bear_table():
+    """_BEAR[j][w, top]: dice of parity j (0 odd, 1 even) that bear a Wounded off from index w
+    (exact: d = w + 1; larger: d > w + 1 when w is the highest occupied point)."""
+    bear = np.zeros((2, 24, 2), dtype=np.int64)
+    for w in range(24):
+        for j, dice in enumerate(((1, 3, 5), (2, 4, 6))):
+            for top in range(2):
+                bear[j, w, top] = sum(1 for d in dice if d == w + 1 or (top and d > w + 1))
+    return bear
+
+
+_BEAR = _bear_table()
+_REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.int64)
+
+
+def _reverse24(m: np.ndarray) -> np.ndarray:
+    """Bit p -> bit 23 - p of 24-bit masks."""
+    return (_REV8[m & 255] << 16) | (_REV8[(m >> 8) & 255] << 8) | _REV8[(m >> 16) & 255]
+
+
+def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+    """float32 [N, 55]: 24 column codes, 12 special codes, 19 dense units (module docstring)."""
+    boards = np.asarray(boards)
+    n = boards.shape[0]
+    codes = _column_codes(boards)
+    out = np.empty((n, PACKED_SIZE), dtype=np.float32)
+    out[:, :24] = codes
+    out[:, 24:N_CODES] = _special_codes(boards, codes)
+    M = _masks(codes)
+    info = INFO[codes]
+    bar_p = boards[:, ab.BAR:ab.BAR + 6].astype(np.int64)
+    bar_o = boards[:, ab.OPP_BAR:ab.OPP_BAR + 6].astype(np.int64)
+    tp, to = bar_p.sum(1), bar_o.sum(1)
+    d = out[:, N_CODES:]
+    land_p = ~(M[:, 1] | M[:, 5] | M[:, 6]) & _M24
+    land_o = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24
+    d[:, 0:6] = _side_units(M[:, 0], land_p, M[:, 12], M[:, 13], M[:, 14], M[:, 16], info[..., 3], tp, up=False)
+    d[:, 6:12] = _side_units(M[:, 1], land_o, M[:, 15], M[:, 8], M[:, 9], M[:, 17], info[..., 4], to, up=True)
+    d[:, 12], d[:, 13] = _shots(M, to > 0)
+    d[:, 14] = bar_p[:, ab.SOLDIER - 1] / 2.0
+    d[:, 15] = bar_o[:, ab.SOLDIER - 1] / 2.0
+    d[:, 16] = boards[:, ab.OFF] / 15.0
+    d[:, 17] = boards[:, ab.OPP_OFF] / 15.0
+    lowest_o = _bit_index(M[:, 17] & -M[:, 17])
+    d[:, 18] = (_bit_index(M[:, 16]) < np.where(M[:, 17] != 0, lowest_o, 24)) & (tp + to == 0)
+    return out
+
+
+def unpack(packed: np.ndarray) -> np.ndarray:
+    """The dense float32 [N, 1423] encoding of packed rows."""
+    packed = np.asarray(packed, dtype=np.float32)
+    n = packed.shape[0]
+    out = np.empty((n, SIZE), dtype=np.float32)
+    codes = packed[:, :24].astype(np.intp)
+    out[:, :SPECIAL0] = COLUMN_UNITS[np.arange(24), codes].reshape(n, SPECIAL0)
+    out[:, SPECIAL0:DENSE0] = SPECIAL_UNITS[packed[:, 24:N_CODES].astype(np.intp)].reshape(n, DENSE0 - SPECIAL0)
+    out[:, DENSE0:] = packed[:, N_CODES:]
+    return out
+
+
+def encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    return unpack(pack(boards, again))
+
+
+def first_layer_tables(weight):
+    """[24 * 373 + 12 * 520, H] for a first layer W [H, 1423]: row p * 373 + c is W_p @
+    COLUMN[p][c], row 24 * 373 + k * 520 + s is W_k @ SPECIAL[s]. A packed row's W @ x is the
+    sum of its 36 rows (codes + OFFSETS) plus W[:, DENSE0:] @ its dense units."""
+    import torch   # only the scorer calls this; the encoding itself stays NumPy-only
+    w = weight.detach()
+    hidden = w.shape[0]
+    col = torch.bmm(torch.from_numpy(COLUMN_UNITS).to(w.device), w[:, :SPECIAL0].reshape(hidden, 24, N_COL_UNITS).permute(1, 2, 0))
+    ws = w[:, SPECIAL0:DENSE0].reshape(hidden, N_SLOTS, N_SPECIAL_UNITS).permute(1, 2, 0)   # [12, 29, H]
+    spc = torch.matmul(torch.from_numpy(SPECIAL_UNITS).to(w.device), ws)                                        # [12, 520, H]
+    return torch.cat([col.reshape(-1, hidden), spc.reshape(-1, hidden)])
+
+
+OFFSETS = np.concatenate([np.arange(24) * N_COLUMN_CODES,
+                          24 * N_COLUMN_CODES + np.arange(N_SLOTS) * N_SPECIAL_CODES]).astype(np.int64)
+
+ABAK_EXPERT = FeatureSet("abak_expert", 1, SIZE, ("abak",), ab.WIDTH, encode, class_unit=RACE_UNIT,
+                         packing=Packing(PACKED_SIZE, N_CODES, pack, unpack, first_layer_tables, OFFSETS))
