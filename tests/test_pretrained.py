@@ -46,3 +46,12 @@ def test_std60_is_kept_as_a_named_baseline_opponent():
     assert agent.name == "std60" and agent.model.features.name == "td198"
     r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
     assert (r.winner == 0).mean() >= 0.75
+
+
+def test_abak60_is_kept_as_a_named_baseline_opponent():
+    from abak_rl.agents.registry import make_agent
+    v = get_variant("abak")
+    agent = make_agent("abak60", v)
+    assert agent.name == "abak60" and agent.model.features.name == "abak_stack"
+    r = play_games(v, [agent, RandomAgent(3)], 12, seed=5)
+    assert (r.winner == 0).mean() >= 0.75

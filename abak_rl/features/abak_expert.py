@@ -162,16 +162,23 @@ N_PROPS = PROPS.shape[1]
 
 
 def _column_codes(boards: np.ndarray) -> np.ndarray:
-    """int64 [N, 24] column codes."""
+    """int64 [N, 24] column codes (KEY_CODE of each column's key, by Horner's rule)."""
     n = boards.shape[0]
-    key = boards[:, :ab.SLOTS].reshape(n * 24, ab.HEIGHT).astype(np.float32) @ _POW13
-    return KEY_CODE[key.astype(np.int64) + _KEY0].reshape(n, 24).astype(np.int64)
+    st = boards[:, :ab.SLOTS].reshape(n, 24, ab.HEIGHT)
+    key = st[..., ab.HEIGHT - 1].astype(np.int32)
+    for h in range(ab.HEIGHT - 2, -1, -1):
+        key = key * 13 + st[..., h]
+    return KEY_CODE[key + _KEY0].astype(np.int64)
 
 
 def _mask_table() -> np.ndarray:
-    """[24 * n_codes, N_PROPS] float32: row p * n_codes + c = PROPS[c] * 2^p, so that the sum
-    of a position's 24 rows is its masks (exact: sums of distinct powers of two below 2^24)."""
-    return (PROPS[None].astype(np.float32) * (2.0 ** np.arange(24))[:, None, None]).reshape(-1, N_PROPS)
+    """[24 * n_codes, N_PROPS + 2] float32: row p * n_codes + c = PROPS[c] * 2^p, then P's
+    checkers there if p >= 6 and O's if p < 18, so that the sum of a position's 24 rows is its
+    masks and both sides' counts outside their home boards (exact: integers below 2^24)."""
+    bits = PROPS[None].astype(np.float32) * (2.0 ** np.arange(24))[:, None, None]
+    p = np.arange(24)[:, None]
+    outside = np.stack([INFO[None, :, 3] * (p >= 6), INFO[None, :, 4] * (p < 18)], -1)
+    return np.concatenate([bits, outside.astype(np.float32)], -1).reshape(-1, N_PROPS + 2)
 
 
 _MASK_TABLE = _mask_table()
@@ -179,7 +186,8 @@ _COL_OFFSETS = np.arange(24) * N_COLUMN_CODES
 
 
 def _masks(codes: np.ndarray) -> np.ndarray:
-    """int64 [N, N_PROPS]: bit p of mask k = property k of column p."""
+    """int64 [N, N_PROPS + 2]: bit p of mask k = property k of column p; then P's and O's
+    checkers outside their home boards (bar not included)."""
     return _MASK_TABLE[codes + _COL_OFFSETS].sum(1).astype(np.int64)
 
 
@@ -270,53 +278,49 @@ def _shots(M, on_bar):
     sg, odd, even, dru, gd = M[:, 7], M[:, 8], M[:, 9], M[:, 10], M[:, 11]
     land = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24          # O may land (non-Guard)
     via = land & ~blot
-    plain = [None] + [sg | (odd if d % 2 else even) for d in range(1, 7)]
-    direct = [None]
-    trap1 = [None]
-    for d in range(1, 7):
-        direct.append(((((plain[d] | gd) << d) & blot) | ((gd << d) & lg) | ((dru << d) & blot & HOME_BITS)) != 0)
-        trap1.append(((dru << d) & (blot | lg) & MID_BITS) != 0)
-    n = blot.shape[0]
-    hit = np.zeros(n, dtype=np.float32)
-    trap = np.zeros(n, dtype=np.float32)
-    for (a, b), w in zip(_ROLLS, _ROLL_W):
-        h = direct[a] | direct[b]
-        t = trap1[a] | trap1[b]
-        if a != b:
-            for d1, d2 in ((a, b), (b, a)):
-                grp = sg | gd | (odd if d1 % 2 and d2 % 2 else 0) | (even if not (d1 % 2 or d2 % 2) else 0)
-                h |= ((((grp << d1) & via) << d2) & blot) != 0
-                h |= ((((gd << d1) & via) << d2) & lg) != 0
-                dv = ((dru << d1) & via) << d2
-                h |= (dv & blot & HOME_BITS) != 0
-                t |= (dv & (blot | lg) & MID_BITS) != 0
-            ja = ((plain[a] << a) & lg)
-            jb = ((plain[b] << b) & lg)
-            h |= (ja & jb) != 0
-        else:
-            cur, cg, cd = plain[a] | gd, gd, dru
-            for _ in range(3):
-                cur = (cur << a) & via
-                cg = (cg << a) & via
-                cd = (cd << a) & via
-                h |= ((cur << a) & blot) != 0
-                h |= ((cg << a) & lg) != 0
-                h |= ((cd << a) & blot & HOME_BITS) != 0
-                t |= ((cd << a) & (blot | lg) & MID_BITS) != 0
-        hit += w * h
-        trap += w * t
-    enter = np.zeros(n, dtype=np.float32)
-    for (a, b), w in zip(_ROLLS, _ROLL_W):
-        enter += w * ((((blot >> (a - 1)) | (blot >> (b - 1))) & 1) != 0)
-    return np.where(on_bar, enter, hit) / 36.0, np.where(on_bar, 0.0, trap) / 36.0
+    D = _DIE[:, None]                                      # [6, 1]: the six dice
+    plain = sg | np.where(D % 2 == 1, odd, even)           # [6, N] non-Druid non-Guard movers
+    direct = ((((plain | gd) << D) & blot) | ((gd << D) & lg) | ((dru << D) & blot & HOME_BITS)) != 0
+    trap1 = ((dru << D) & (blot | lg) & MID_BITS) != 0
+    A, B = _ND_A[:, None], _ND_B[:, None]                  # the 15 non-doubles
+    h = direct[A[:, 0] - 1] | direct[B[:, 0] - 1]
+    t = trap1[A[:, 0] - 1] | trap1[B[:, 0] - 1]
+    grp = sg | gd | np.where(_ND_ODD[:, None], odd, 0) | np.where(_ND_EVEN[:, None], even, 0)
+    for d1, d2 in ((A, B), (B, A)):                        # one checker, both dice
+        h |= ((((grp << d1) & via) << d2) & blot) != 0
+        h |= ((((gd << d1) & via) << d2) & lg) != 0
+        dv = ((dru << d1) & via) << d2
+        h |= (dv & blot & HOME_BITS) != 0
+        t |= (dv & (blot | lg) & MID_BITS) != 0
+    h |= ((plain[A[:, 0] - 1] << A) & (plain[B[:, 0] - 1] << B) & lg) != 0     # a Jane
+    hd, td = direct.copy(), trap1.copy()                   # doubles: 2, 3, 4 steps of one checker
+    cur, cg, cd = plain | gd, gd, dru
+    for _ in range(3):
+        cur = (cur << D) & via
+        cg = (cg << D) & via
+        cd = (cd << D) & via
+        hd |= (((cur << D) & blot) | ((cg << D) & lg) | ((cd << D) & blot & HOME_BITS)) != 0
+        td |= ((cd << D) & (blot | lg) & MID_BITS) != 0
+    hit = 2.0 * h.sum(0) + hd.sum(0)
+    trap = 2.0 * t.sum(0) + td.sum(0)
+    eb = ((blot >> (D - 1)) & 1) != 0                       # entering with d lands on P's point d
+    enter = 2.0 * (eb[A[:, 0] - 1] | eb[B[:, 0] - 1]).sum(0) + eb.sum(0)
+    return (np.where(on_bar, enter, hit) / 36.0).astype(np.float32), \
+        (np.where(on_bar, 0.0, trap) / 36.0).astype(np.float32)
 
 
-def _side_units(held, land, gen, odd, even, occ, count, bar_total, up: bool):
+_DIE = np.arange(1, 7, dtype=np.int64)
+_ND_A = np.array([a for a, b in _ROLLS if a != b], dtype=np.int64)
+_ND_B = np.array([b for a, b in _ROLLS if a != b], dtype=np.int64)
+_ND_ODD = (_ND_A % 2 == 1) & (_ND_B % 2 == 1)
+_ND_EVEN = (_ND_A % 2 == 0) & (_ND_B % 2 == 0)
+
+
+def _side_units(held, land, gen, odd, even, occ, n_out, bar_total, up: bool):
     """The 6 units of one side (module docstring, dense 0..5 or 6..11). Masks in P's point
     order; up=False for P (moving towards p = 0), True for O (towards p = 23)."""
     if up:      # mirror O's masks into its own point order, then one rule for both sides
         held, land, gen, odd, even, occ = (_reverse24(m) for m in (held, land, gen, odd, even, occ))
-        count = count[:, ::-1]
     n = held.shape[0]
     u = np.zeros((n, 6), dtype=np.float32)
     all_home = ((occ >> 6) == 0) & (bar_total == 0)
@@ -325,7 +329,7 @@ def _side_units(held, land, gen, odd, even, occ, count, bar_total, up: bool):
     g = _bit_index(gen)
     g_on = g >= 0
     gi = np.maximum(g, 0)
-    outside = count[:, 6:].sum(1) + bar_total - np.where(g_on & (gi >= 6), 1, 0)
+    outside = n_out + bar_total - np.where(g_on & (gi >= 6), 1, 0)
     may_back = g_on & (outside > 0)
     u[:, 2] = may_back
     u[:, 3] = np.where(may_back, _POP6[(land >> (gi + 1)) & 63], 0) / 6.0
@@ -370,15 +374,14 @@ def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
     out[:, :24] = codes
     out[:, 24:N_CODES] = _special_codes(boards, codes)
     M = _masks(codes)
-    info = INFO[codes]
     bar_p = boards[:, ab.BAR:ab.BAR + 6].astype(np.int64)
     bar_o = boards[:, ab.OPP_BAR:ab.OPP_BAR + 6].astype(np.int64)
     tp, to = bar_p.sum(1), bar_o.sum(1)
     d = out[:, N_CODES:]
     land_p = ~(M[:, 1] | M[:, 5] | M[:, 6]) & _M24
     land_o = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24
-    d[:, 0:6] = _side_units(M[:, 0], land_p, M[:, 12], M[:, 13], M[:, 14], M[:, 16], info[..., 3], tp, up=False)
-    d[:, 6:12] = _side_units(M[:, 1], land_o, M[:, 15], M[:, 8], M[:, 9], M[:, 17], info[..., 4], to, up=True)
+    d[:, 0:6] = _side_units(M[:, 0], land_p, M[:, 12], M[:, 13], M[:, 14], M[:, 16], M[:, N_PROPS], tp, up=False)
+    d[:, 6:12] = _side_units(M[:, 1], land_o, M[:, 15], M[:, 8], M[:, 9], M[:, 17], M[:, N_PROPS + 1], to, up=True)
     d[:, 12], d[:, 13] = _shots(M, to > 0)
     d[:, 14] = bar_p[:, ab.SOLDIER - 1] / 2.0
     d[:, 15] = bar_o[:, ab.SOLDIER - 1] / 2.0
