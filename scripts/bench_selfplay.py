@@ -8,7 +8,9 @@
 `--set model.features=td198 model.phases=single model.bearoff=false` for the raw-input net.
 --vs-gnubg N also plays N games of GNU Backgammon's own 0-ply self-play in the same process
 (gnubg_nn best_move for both sides, one thread, random dice) and prints one JSON line with both
-rates per CPU-second and their ratio: the figure issues 12 and 14 quote.
+rates per CPU-second and their ratio: the figure issues 12 and 14 quote. --vs-variant V measures
+V on its default config in the same process (A, B, A, B) and prints both rates and their ratio,
+e.g. `--variant abak --vs-variant standard`.
 
 On a shared machine wall-clock rates mostly measure the other jobs, so the process CPU time is
 reported too (with --threads 1, games per CPU-second is what one idle core would do).
@@ -40,6 +42,7 @@ from abak_rl.train.selfplay import SelfPlay
 from abak_rl.train.td import SampleQueue, td_update
 
 TIMES: dict[str, float] = defaultdict(float)
+_PLAIN: dict = {}                    # functions before timing wrappers (measure() may run twice)
 PHASE = ["play"]
 
 
@@ -115,19 +118,9 @@ def gnubg_selfplay(n_games: int, seed: int = 0) -> dict:
             "moves_per_game": moves / n_games}
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=4000)
-    ap.add_argument("--warmup", type=int, default=1000)
-    ap.add_argument("--batch-games", type=int, default=None)
-    ap.add_argument("--variant", default="standard")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--checkpoint", default=None)
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training-config overrides")
-    ap.add_argument("--vs-gnubg", type=int, nargs="?", const=400, default=0, metavar="N",
-                    help="also time N games of gnubg_nn's own 0-ply self-play (default 400)")
-    args = ap.parse_args(argv)
+def measure(args):
+    """One timed measurement (warm-up, then args.games games) of args.variant."""
+    TIMES.clear()
     over = [f"variant={args.variant}", f"threads={args.threads}", "device=cpu", *args.set]
     if args.batch_games:
         over.append(f"train.batch_games={args.batch_games}")
@@ -146,7 +139,7 @@ def main(argv=None) -> int:
         import abak_rl.model.packed as packed_mod
         timed_fs = dataclasses.replace(fs, packing=dataclasses.replace(
             fs.packing, pack=_timer(fs.packing.pack, "features")))
-        plain = packed_mod.packed_forward
+        plain = _PLAIN.setdefault("packed_forward", packed_mod.packed_forward)
         packed_mod.packed_forward = _timer(lambda n, *a: plain(getattr(n, "inner", n), *a), "forward")
         scorer = Scorer(net, Timed(timed_fs, "encode", "features"),
                         Timed(variant, "legal_afterstates", "movegen"), torch.device("cpu"))
@@ -204,6 +197,52 @@ def main(argv=None) -> int:
               "games_per_cpu_s": n / cpu, "turns_per_game": (turns - tu0) / max(n, 1),
               "positions_per_s": (positions - p0) / wall,
               "share": {k: v / wall for k, v in parts.items()}}
+    return report, parts, n, wall, cpu, T, fs, net
+
+
+def compare(args) -> int:
+    """args.variant against args.vs_variant in one process: A, B, A, B with half the games each
+    (the machine's load falls on both alike); prints one JSON line."""
+    import copy
+    totals = {}
+    for _ in range(2):
+        for variant in (args.variant, args.vs_variant):
+            a = copy.copy(args)
+            a.variant, a.games = variant, max(1, args.games // 2)
+            if variant != args.variant:
+                a.set, a.checkpoint = [], None          # the other variant on its own defaults
+            rep = measure(a)[0]
+            g, c = totals.get(variant, (0, 0.0))
+            totals[variant] = (g + rep["games"], c + rep["cpu_seconds"])
+    rate = {v: g / c for v, (g, c) in totals.items()}
+    print(json.dumps({"bench": "selfplay_vs_variant", "variant": args.variant, "other": args.vs_variant,
+                      "games_per_cpu_s": round(rate[args.variant], 1),
+                      "other_games_per_cpu_s": round(rate[args.vs_variant], 1),
+                      "ratio": round(rate[args.variant] / rate[args.vs_variant], 3),
+                      "games": {v: g for v, (g, _) in totals.items()}, "set": args.set,
+                      "batch_games": args.batch_games}))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=4000)
+    ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--batch-games", type=int, default=None)
+    ap.add_argument("--variant", default="standard")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--checkpoint", default=None)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training-config overrides")
+    ap.add_argument("--vs-gnubg", type=int, nargs="?", const=400, default=0, metavar="N",
+                    help="also time N games of gnubg_nn's own 0-ply self-play (default 400)")
+    ap.add_argument("--vs-variant", default=None, metavar="VARIANT",
+                    help="also measure VARIANT (its default config) in the same process, the two "
+                         "alternating in two rounds, and print both rates and their ratio")
+    args = ap.parse_args(argv)
+    if args.vs_variant:
+        return compare(args)
+    report, parts, n, wall, cpu, T, fs, net = measure(args)
     if args.vs_gnubg:
         gnu = gnubg_selfplay(args.vs_gnubg)
         print(json.dumps({"bench": "selfplay_vs_gnubg", "variant": args.variant, "features": fs.name,
