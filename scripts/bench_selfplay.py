@@ -212,14 +212,19 @@ def compare(args) -> int:
             if variant != args.variant:
                 a.set, a.checkpoint = [], None          # the other variant on its own defaults
             rep = measure(a)[0]
-            g, c = totals.get(variant, (0, 0.0))
-            totals[variant] = (g + rep["games"], c + rep["cpu_seconds"])
-    rate = {v: g / c for v, (g, c) in totals.items()}
+            g, c, t = totals.get(variant, (0, 0.0, 0.0))
+            totals[variant] = (g + rep["games"], c + rep["cpu_seconds"], t + rep["turns_per_game"] * rep["games"])
+    rate = {v: g / c for v, (g, c, _) in totals.items()}
+    turns = {v: t / g for v, (g, _, t) in totals.items()}
+    pos = {v: rate[v] * turns[v] for v in rate}
     print(json.dumps({"bench": "selfplay_vs_variant", "variant": args.variant, "other": args.vs_variant,
                       "games_per_cpu_s": round(rate[args.variant], 1),
                       "other_games_per_cpu_s": round(rate[args.vs_variant], 1),
                       "ratio": round(rate[args.variant] / rate[args.vs_variant], 3),
-                      "games": {v: g for v, (g, _) in totals.items()}, "set": args.set,
+                      "turns_per_game": {v: round(t, 1) for v, t in turns.items()},
+                      "positions_per_cpu_s": {v: round(p) for v, p in pos.items()},
+                      "positions_ratio": round(pos[args.variant] / pos[args.vs_variant], 3),
+                      "games": {v: g for v, (g, _, _) in totals.items()}, "set": args.set,
                       "batch_games": args.batch_games}))
     return 0
 

@@ -8,12 +8,12 @@
 # classic one (Wounded dice, stacks, the General), so the race net learns them.
 # Checkpoints: checkpoints/$RUN/ (latest.pt; best.pt by ppg against pubeval); TensorBoard:
 # runs/$RUN/. If checkpoints/$RUN/latest.pt exists the run is resumed exactly.
-# Environment: RUN [abak-expert], GAMES [350000], MINUTES [null = stop after GAMES];
+# Environment: RUN [abak-expert], GAMES [300000], MINUTES [null = stop after GAMES];
 # extra arguments are passed on to `abak-rl train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-abak-expert}
-GAMES=${GAMES:-350000}
+GAMES=${GAMES:-300000}
 MINUTES=${MINUTES:-null}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 if [ -f "checkpoints/$RUN/latest.pt" ]; then

@@ -5,7 +5,7 @@ columns) and writing ~1,400 floats per afterstate dominated Abak self-play. But 
 it is a function of a few small integers: each column's contents (colour pattern and top
 class: 373 possible codes) and each special checker's place. So the encoding is defined as
 
-    x = [ COLUMN[p][code of column p] for p = 0..23 ]          (24 blocks of 44 units)
+    x = [ COLUMN[p][code of column p] for p = 0..23 ]          (24 blocks of 50 units)
       + [ SPECIAL[code of special slot k] for k = 0..11 ]      (12 blocks of 29 units)
       + [ 19 dense units: shots, traps, primes, General, Wounded, bar, off, race ]
 
@@ -19,7 +19,7 @@ Perspective as every feature set: the afterstate seen from the player P who just
 opponent, is on roll (O moves from P's point 1 towards 24). Index p = point - 1. Every rule
 below is also written out plainly, position by position, in abak_expert_reference.py.
 
-Column block (44 units, for point p, from the column's contents alone):
+Column block (50 units, for point p, from the column's contents alone):
      0..34  as abak_stack: P's and O's checker counts (Tesauro's 4 units each), the top
             checker's (side, class) one-hot (12), [P top run >= 2, O top run >= 2], P's / O's
             trapped checkers / 2, column full, the colour of each of the 5 slots (10)
@@ -29,6 +29,10 @@ Column block (44 units, for point p, from the column's contents alone):
         41  four checkers: one more fits
         42  P's Druid may trap here: point 7..18 with one O checker on top
         43  O's Druid may trap here: point 7..18 with one P checker on top
+    44..45  P's trapped checkers here / 2, under a single O checker on top (a hit on it, or
+            its moving on, frees them) and under two or more
+    46..47  the same for O's trapped checkers
+    48..49  P's / O's Druid on top holds a prisoner here (the checker under it is the other's)
 Special slots (29 units each): slots 0..5 = P's General, Druid, Odd Wounded, Even Wounded,
 Guard a, Guard b; 6..11 = O's, the same. A side's two Guards are ordered by place (lower
 first) so the encoding does not depend on which Guard is which. Units: the place as a one-hot
@@ -48,7 +52,7 @@ Dense units (what is not a sum over columns, so the first layer could not build 
         trapped checker is contact) -- the position class the phase nets read
 Landing (for the units above): a non-Guard checker may land on a column with fewer than 5
 checkers unless the other side holds it or has a lone Guard on top.
-size 24 * 44 + 12 * 29 + 19 = 1423
+size 24 * 50 + 12 * 29 + 19 = 1567
 """
 
 from __future__ import annotations
@@ -59,10 +63,10 @@ from ..engine.abak import board as ab
 from . import FeatureSet, Packing
 from .abak import _UNITS as _STACK_UNITS
 
-N_COL_UNITS, N_SPECIAL_UNITS, N_DENSE, N_SLOTS = 44, 29, 19, 12
-SPECIAL0 = 24 * N_COL_UNITS                          # 1056
-DENSE0 = SPECIAL0 + N_SLOTS * N_SPECIAL_UNITS        # 1404
-SIZE = DENSE0 + N_DENSE                              # 1423
+N_COL_UNITS, N_SPECIAL_UNITS, N_DENSE, N_SLOTS = 50, 29, 19, 12
+SPECIAL0 = 24 * N_COL_UNITS                          # 1200
+DENSE0 = SPECIAL0 + N_SLOTS * N_SPECIAL_UNITS        # 1548
+SIZE = DENSE0 + N_DENSE                              # 1567
 RACE_UNIT = DENSE0 + 18
 N_CODES = 24 + N_SLOTS
 PACKED_SIZE = N_CODES + N_DENSE                      # 55
@@ -74,11 +78,11 @@ BAR_PLACE, OFF_PLACE = 24, 25
 
 # -- column codes -----------------------------------------------------------------------------
 def _column_tables():
-    """Every column content -> a small code; per code its facts and its 44 units.
+    """Every column content -> a small code; per code its facts and its 50 units.
 
     KEY_CODE [13^5]: key = sum_h (slot_h + 6) * 13^h -> code (-1 for impossible contents).
     INFO [n_codes, 10] int8: height, top side (+1 P, -1 O, 0 empty), top run, P count, O count,
-    P trapped, O trapped, top class, highest P slot, highest O slot (-1: none). UNITS [24, n_codes, 44]. PROPS [n_codes, 16] bool: the
+    P trapped, O trapped, top class, highest P slot, highest O slot (-1: none). UNITS [24, n_codes, 50]. PROPS [n_codes, 16] bool: the
     column properties the dense units read as 24-bit masks (see _PROP)."""
     keys = np.arange(13 ** 5)
     slots = np.stack([(keys // 13 ** h) % 13 - 6 for h in range(ab.HEIGHT)], 1)     # [K, 5]
@@ -121,6 +125,14 @@ def _column_tables():
         u[:, 41] = h == ab.HEIGHT - 1
         u[MID, 42] = side == -1 and run == 1
         u[MID, 43] = side == 1 and run == 1
+        tr_p, tr_o = sum(k < ht for k in mine), sum(k < hm for k in theirs)
+        u[:, 44] = tr_p / 2.0 if side == -1 and run == 1 else 0.0
+        u[:, 45] = tr_p / 2.0 if side == -1 and run >= 2 else 0.0
+        u[:, 46] = tr_o / 2.0 if side == 1 and run == 1 else 0.0
+        u[:, 47] = tr_o / 2.0 if side == 1 and run >= 2 else 0.0
+        below = s[h - 2] if h >= 2 else 0
+        u[:, 48] = side == 1 and cls == ab.DRUID and below == 2
+        u[:, 49] = side == -1 and cls == ab.DRUID and below == 1
     return key_code, info, units
 
 
@@ -393,7 +405,7 @@ def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
 
 
 def unpack(packed: np.ndarray) -> np.ndarray:
-    """The dense float32 [N, 1423] encoding of packed rows."""
+    """The dense float32 [N, 1567] encoding of packed rows."""
     packed = np.asarray(packed, dtype=np.float32)
     n = packed.shape[0]
     out = np.empty((n, SIZE), dtype=np.float32)
@@ -409,7 +421,7 @@ def encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
 
 
 def first_layer_tables(weight):
-    """[24 * 373 + 12 * 520, H] for a first layer W [H, 1423]: row p * 373 + c is W_p @
+    """[24 * 373 + 12 * 520, H] for a first layer W [H, 1567]: row p * 373 + c is W_p @
     COLUMN[p][c], row 24 * 373 + k * 520 + s is W_k @ SPECIAL[s]. A packed row's W @ x is the
     sum of its 36 rows (codes + OFFSETS) plus W[:, DENSE0:] @ its dense units."""
     import torch   # only the scorer calls this; the encoding itself stays NumPy-only

@@ -47,6 +47,15 @@ def _column_units(col, p):
     if 6 <= p < 18 and col and run == 1:
         u[42] = side == -1
         u[43] = side == 1
+    mine_trapped = sum(1 for h, v in enumerate(col) if v > 0 and any(w < 0 for w in col[h + 1:]))
+    theirs_trapped = sum(1 for h, v in enumerate(col) if v < 0 and any(w > 0 for w in col[h + 1:]))
+    if col:
+        if side == -1:
+            u[44 if run == 1 else 45] = mine_trapped / 2.0
+        else:
+            u[46 if run == 1 else 47] = theirs_trapped / 2.0
+    if len(col) >= 2 and top_class == ab.DRUID and (col[-2] > 0) != (col[-1] > 0):
+        u[48 if side == 1 else 49] = 1
     return u
 
 
