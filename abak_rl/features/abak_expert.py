@@ -71,8 +71,8 @@ RACE_UNIT = DENSE0 + 18
 N_CODES = 24 + N_SLOTS
 PACKED_SIZE = N_CODES + N_DENSE                      # 55
 MID = slice(6, 18)                                   # points 7..18
-HOME_BITS = np.int64(0b111111 | (0b111111 << 18))    # both home boards (a Druid hits there)
-MID_BITS = np.int64(0b111111111111 << 6)
+HOME_BITS = np.int32(0b111111 | (0b111111 << 18))    # both home boards (a Druid hits there)
+MID_BITS = np.int32(0b111111111111 << 6)
 BAR_PLACE, OFF_PLACE = 24, 25
 
 
@@ -194,13 +194,15 @@ def _mask_table() -> np.ndarray:
 
 
 _MASK_TABLE = _mask_table()
+_MASK_TABLE_T = np.ascontiguousarray(_MASK_TABLE.T.astype(np.int32))     # [K, 24 * n_codes]
 _COL_OFFSETS = np.arange(24) * N_COLUMN_CODES
 
 
 def _masks(codes: np.ndarray) -> np.ndarray:
     """int64 [N, N_PROPS + 2]: bit p of mask k = property k of column p; then P's and O's
     checkers outside their home boards (bar not included)."""
-    return _MASK_TABLE[codes + _COL_OFFSETS].sum(1).astype(np.int64)
+    rows = np.take(_MASK_TABLE_T, codes + _COL_OFFSETS, axis=1)      # [K, N, 24]
+    return rows.sum(-1, dtype=np.int32).T.astype(np.int64)
 
 
 # -- special-checker codes --------------------------------------------------------------------
@@ -219,7 +221,7 @@ def _special_table() -> np.ndarray:
 
 SPECIAL_UNITS = _special_table()
 N_SPECIAL_CODES = SPECIAL_UNITS.shape[0]            # 520
-_SLOT_OF = np.array([-1, -1, 0, 1, -1, 2, 3])       # General, Druid, Odd, Even -> slots 0..3
+_SLOT_OF = np.array([-1, -1, 0, 1, -1, 2, 3])       # General, Druid, Odd, Even -> slots 0..3 (Guards apart)
 _H = np.arange(ab.HEIGHT)
 
 
@@ -228,30 +230,37 @@ def _special_codes(boards: np.ndarray, codes: np.ndarray) -> np.ndarray:
     n = boards.shape[0]
     flat = np.ascontiguousarray(boards[:, :ab.SLOTS])
     idx = np.flatnonzero(flat.view(np.uint8) + np.uint8(1) > 2)     # |code| >= 2
-    val = flat.reshape(-1)[idx]
-    r, pos = idx // ab.SLOTS, idx % ab.SLOTS
+    val = np.take(flat, idx).astype(np.int32)
+    r, pos = np.divmod(idx, ab.SLOTS)
     theirs = val < 0
-    cls = np.where(theirs, -val, val)
-    p, h = pos // ab.HEIGHT, pos % ab.HEIGHT
-    info = INFO[codes[r, p]]
+    cls = np.abs(val)
+    p, h = np.divmod(pos, ab.HEIGHT)
+    info = np.take(INFO, np.take(codes, r * 24 + p), axis=0)
     other_high = np.where(theirs, info[:, 8], info[:, 9])
     code = (p * 20 + h * 4 + (h < other_high) * 2 + (h == info[:, 0] - 1)).astype(np.int16)
-    out = np.empty((n, N_SLOTS), dtype=np.int16)
-    for side, bar in ((0, ab.BAR), (1, ab.OPP_BAR)):
-        b0 = 6 * side
-        on_bar = boards[:, bar + np.array([ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN]) - 1] > 0
-        out[:, b0:b0 + 4] = np.where(on_bar, BAR_PLACE * 20, OFF_PLACE * 20)
-        g = (cls == ab.GUARD) & (theirs == bool(side))         # on-board Guards, lower point first
+    # defaults: on the bar if the bar holds that class, else borne off
+    bars = boards[:, _SPECIAL_BAR_COLS].astype(np.int64)                 # [N, 10]: G D O E K, both sides
+    out = np.where(bars[:, _SLOT_BAR] > _SLOT_BAR_RANK, BAR_PLACE * 20, OFF_PLACE * 20).astype(np.int16, order="C")
+    slot = _SLOT_OF[cls] + 6 * theirs                                   # unique specials
+    guard = cls == ab.GUARD
+    for side in (0, 1):                                                 # Guards: on board first
+        g = guard & (theirs == bool(side))
         rg = r[g]
         rank = np.arange(rg.size) - np.searchsorted(rg, rg)
+        slot[g] = 6 * side + 4 + rank
         on = np.bincount(rg, minlength=n)
-        bar_g = boards[:, bar + ab.GUARD - 1].astype(np.int64)
-        for j in range(2):
-            out[:, b0 + 4 + j] = np.where(j < on + bar_g, BAR_PLACE * 20, OFF_PLACE * 20)
-        out[rg, b0 + 4 + rank] = code[g]
-    u = cls != ab.GUARD
-    out[r[u], _SLOT_OF[cls[u]] + 6 * theirs[u]] = code[u]
+        for j in range(2):                                              # then bar, then off
+            col = 6 * side + 4 + j
+            out[:, col] = np.where(j < on + bars[:, 4 + 5 * side], BAR_PLACE * 20, OFF_PLACE * 20)
+    out.reshape(-1)[r * N_SLOTS + slot] = code
     return out
+
+
+# bar columns read for the slots' defaults, and which column / rank each slot reads
+_SPECIAL_BAR_COLS = np.array([ab.BAR + c - 1 for c in (ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN, ab.GUARD)]
+                             + [ab.OPP_BAR + c - 1 for c in (ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN, ab.GUARD)])
+_SLOT_BAR = np.array([0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 9])
+_SLOT_BAR_RANK = np.array([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1])
 
 
 # -- the dense knowledge units ----------------------------------------------------------------
@@ -286,9 +295,10 @@ def _shots(M, on_bar):
     on the bar only entering hits count (entering with d lands on P's point d). Not counted:
     General backward hits and shots that need another checker to move first. An estimate of
     the danger for the net to refine, not a legality check."""
+    M = M.astype(np.int32)           # 24-bit masks shifted by at most 6 at a time: 31 bits suffice
     blot, lg = M[:, 2], M[:, 3]
     sg, odd, even, dru, gd = M[:, 7], M[:, 8], M[:, 9], M[:, 10], M[:, 11]
-    land = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24          # O may land (non-Guard)
+    land = ~(M[:, 0] | M[:, 3] | M[:, 6]) & np.int32(_M24)     # O may land (non-Guard)
     via = land & ~blot
     D = _DIE[:, None]                                      # [6, 1]: the six dice
     plain = sg | np.where(D % 2 == 1, odd, even)           # [6, N] non-Druid non-Guard movers
@@ -321,9 +331,9 @@ def _shots(M, on_bar):
         (np.where(on_bar, 0.0, trap) / 36.0).astype(np.float32)
 
 
-_DIE = np.arange(1, 7, dtype=np.int64)
-_ND_A = np.array([a for a, b in _ROLLS if a != b], dtype=np.int64)
-_ND_B = np.array([b for a, b in _ROLLS if a != b], dtype=np.int64)
+_DIE = np.arange(1, 7, dtype=np.int32)
+_ND_A = np.array([a for a, b in _ROLLS if a != b], dtype=np.int32)
+_ND_B = np.array([b for a, b in _ROLLS if a != b], dtype=np.int32)
 _ND_ODD = (_ND_A % 2 == 1) & (_ND_B % 2 == 1)
 _ND_EVEN = (_ND_A % 2 == 0) & (_ND_B % 2 == 0)
 
