@@ -12,11 +12,12 @@ from abak_rl.features.abak import SIZE as ABAK_SIZE
 
 def test_registry_names_sizes_and_variant_fit():
     sizes = {n: get_feature_set(n).size for n in FEATURE_SET_NAMES}
-    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE, "expert": 240}
+    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE, "expert": 240,
+                     "abak_expert": 1567}
     assert feature_set_for("standard").name == "expert"
     assert feature_set_for("nackgammon").name == "expert"
     assert feature_set_for("acey_deucey").name == "td198_pool"
-    assert feature_set_for("abak").name == "abak_stack"
+    assert feature_set_for("abak").name == "abak_expert"
     with pytest.raises(ValueError, match="cannot describe variant 'abak'"):
         feature_set_for("abak", "td198")
     with pytest.raises(ValueError, match="unknown feature set 'td199'"):
