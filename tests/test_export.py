@@ -157,12 +157,28 @@ def test_export_cli_writes_chosen_format_and_verifies(tmp_path, capsys):
     (["checkpoint=c.pt", "outdir=x"], "unknown argument 'outdir'"),
     (["checkpoint=c.pt", "out=x", "verify=many"], "verify='many'"),
     (["c.pt"], "not key=value"),
+    (["checkpoint=c.pt", "out=x", "measured=none.json"], "measured=none.json"),
+    (["checkpoint=c.pt", "out=x", "measured=c.pt"], "not JSON"),
 ])
 def test_export_cli_rejects_bad_arguments(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     make_checkpoint(tmp_path / "c.pt", "standard", hidden=4)
     assert export_main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_export_records_measured_results_in_the_card(tmp_path):
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=4)
+    result = {"agent": "checkpoint:c.pt", "opponent": "pubeval", "variant": "standard", "games": 10000,
+              "seed": 7, "ppg": 0.25, "ppg_ci95": 0.03, "win_rate": 0.58, "seconds": 12.0}
+    (tmp_path / "r.json").write_text(json.dumps(result))
+    (tmp_path / "bad.json").write_text(json.dumps({"ppg": 1}))
+    args = [f"checkpoint={tmp_path / 'c.pt'}", "format=safetensors", "verify=0"]
+    assert export_main(args + [f"out={tmp_path / 'x'}", f"measured={tmp_path / 'bad.json'}"]) == 2
+    assert not (tmp_path / "x").exists()                 # nothing half-written
+    assert export_main(args + [f"out={tmp_path / 'o'}", f"measured={tmp_path / 'r.json'}"]) == 0
+    card = json.loads((tmp_path / "o" / "model_card.json").read_text())
+    assert card["measured"] == [{k: v for k, v in result.items() if k != "seconds"}]
 
 
 def test_parse_formats():

@@ -27,6 +27,8 @@ EXPORT_HELP = """usage: abak-rl export checkpoint=<file or run folder> format=<f
   out=         folder to write model_card.json and model.onnx / model.safetensors / model.ts into
   verify=      positions from random games on which every written file is checked against the
                PyTorch net to 1e-5 (default 200; 0 = skip)
+  measured=    `abak-rl evaluate ... out=FILE` results, comma-separated, recorded in the card's
+               `measured` field (opponent, games, seed, ppg with its 95% interval, win rate)
 
 The model card (model_card.json) records the variant, the feature set (name, version, input
 size), the meaning and order of the five outputs, the network's shape, the training config,
@@ -52,7 +54,7 @@ def export_main(argv: list[str]) -> int:
         return 0
     try:
         args = _parse_kv(argv, {"checkpoint": None, "format": "onnx,safetensors", "out": None,
-                                "verify": "200"})
+                                "verify": "200", "measured": ""})
         for key in ("checkpoint", "out"):
             if not args[key]:
                 raise ValueError(f"missing {key}=...")
@@ -62,7 +64,8 @@ def export_main(argv: list[str]) -> int:
             verify = int(args["verify"])
         except ValueError:
             raise ValueError(f"verify={args['verify']!r} must be a whole number of positions") from None
-        card = export_checkpoint(args["checkpoint"], formats, args["out"], verify=verify)
+        measured = [m for m in args["measured"].split(",") if m]
+        card = export_checkpoint(args["checkpoint"], formats, args["out"], verify=verify, measured=measured)
     except (ValueError, OSError) as e:
         print(f"abak-rl export: {e}\n(abak-rl export --help for usage)", file=sys.stderr)
         return 2

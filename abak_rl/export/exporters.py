@@ -248,13 +248,39 @@ def verify_export(out: Path, files: dict[str, Path], net, fs, variant, n: int, s
             "reference": f"PyTorch {torch.__version__}, afterstates from random {variant.name} games"}
 
 
-def export_checkpoint(checkpoint: str | Path, formats, out: str | Path, verify: int = 200) -> dict:
+MEASURED_KEYS = ("agent", "opponent", "variant", "games", "seed", "ppg", "ppg_ci95", "win_rate",
+                 "win_rate_ci95", "gammon_rate", "lose_gammon_rate")
+
+
+def read_measured(paths) -> list[dict]:
+    """The `abak-rl evaluate ... out=FILE` results to record in a card's `measured` field."""
+    out = []
+    for path in paths:
+        try:
+            d = json.loads(Path(path).read_text())
+        except OSError as e:
+            raise ValueError(f"measured={path}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"measured={path}: not JSON ({e.msg}, line {e.lineno})") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"measured={path}: not JSON (not even text)") from None
+        if not isinstance(d, dict) or not {"opponent", "games", "ppg", "ppg_ci95"} <= d.keys():
+            raise ValueError(f"measured={path}: not an `abak-rl evaluate` result (needs opponent, games, "
+                             f"ppg, ppg_ci95)")
+        out.append({k: d[k] for k in MEASURED_KEYS if k in d})
+    return out
+
+
+def export_checkpoint(checkpoint: str | Path, formats, out: str | Path, verify: int = 200,
+                      measured=()) -> dict:
     """Export a checkpoint into folder `out`; returns the model card written there.
 
     verify: number of positions from random games on which each written file is compared with
-    the PyTorch net (0 = no check); the result goes into the card's `verification`."""
+    the PyTorch net (0 = no check); the result goes into the card's `verification`.
+    measured: `abak-rl evaluate` result files whose figures go into the card's `measured`."""
     from ..engine.variants import get_variant
     formats = parse_formats(formats)
+    measured = read_measured(measured)
     if int(verify) < 0:
         raise ValueError(f"verify must be >= 0, got {verify}")
     data, net, fs = load_checkpoint_net(checkpoint)
@@ -277,6 +303,8 @@ def export_checkpoint(checkpoint: str | Path, formats, out: str | Path, verify: 
     for path in files.values():
         path.chmod(0o644)
     card = model_card(data, fs, files)
+    if measured:
+        card["measured"] = measured
     if int(verify):
         variant = get_variant(data["variant"], **variant_options(data.get("config") or {}))
         card["verification"] = verify_export(out, files, net, fs, variant, int(verify))
