@@ -1,7 +1,8 @@
 """Our cube decisions against GNU Backgammon's (cfevaluate, 2-ply by default), money play.
 
     python scripts/compare_cube_gnubg.py [--agent SPEC] [--positions 1000] [--games 200]
-                                         [--plies 2] [--x auto] [--seed 0] [--json F]
+                                         [--plies 2] [--x auto] [--seed 0] [--window LO,HI]
+                                         [--json F]
 
 Positions come from our own cubeful money games: the agent against itself with its Janowski cube
 (evaluate/cube_records.py records every game, cube actions included); every position before a
@@ -15,6 +16,11 @@ gnubg for its cubeful equities (no double, double-take, double-pass) at --plies:
   beats no double. Equity lost when we differ: |no double - min(take, pass)|.
 - take decisions (every position, as if doubled): does the opponent take? gnubg takes when
   double-take <= double-pass for the doubler. Equity lost: |take - pass|.
+
+--window LO,HI keeps only candidates whose cubeless win chance for the player on roll, by GNU
+Backgammon 0-ply (gnubg-nn), lies in [LO, HI] (e.g. 0.55,0.95: where cube decisions are live)
+before drawing. Besides the take decisions on every position, `take_on_gnubg_doubles` counts
+them only where gnubg 2-ply doubles (the taker's real decisions).
 
 Reported: agreement rates, mean equity lost per decision (units of the current cube, gnubg's
 2-ply money equity) and the split of the disagreements; and the same over the close decisions
@@ -77,7 +83,16 @@ def candidates(per_slot, variant):
     return rows, np.array(values), np.array(owners)
 
 
-def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int) -> dict:
+def gnubg_win_chance(rows) -> np.ndarray:
+    """GNU Backgammon 0-ply's cubeless win chance for the player on roll of each position."""
+    import gnubg_nn
+
+    from abak_rl.agents.gnubg_agent import to_gnubg
+    return np.array([gnubg_nn.probabilities(to_gnubg(r), 0)[0] for r in rows])
+
+
+def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int,
+            window: tuple[float, float] | None = None) -> dict:
     from abak_rl.agents.cube_policies import JanowskiCube
     from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
     from abak_rl.agents.registry import make_agent
@@ -88,6 +103,10 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
     agent = make_agent(agent_spec, variant, seed)
     t0 = time.perf_counter()
     rows, values, owners = positions_from_games(agent, variant, games, seed, x)
+    if window is not None:
+        win = gnubg_win_chance(rows)
+        keep = (win >= window[0]) & (win <= window[1])
+        rows, values, owners = rows[keep], values[keep], owners[keep]
     if len(rows) < n_positions:
         raise ValueError(f"only {len(rows)} candidate positions in {games} games; raise --games")
     pick = np.linspace(0, len(rows) - 1, n_positions).round().astype(int)
@@ -116,6 +135,7 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
                                        / max(1, close_d.sum() + close_t.sum()))}
     return {
         "agent": agent_spec, "cube_efficiency": x, "gnubg_plies": plies, "positions": int(n),
+        "window": list(window) if window else None,
         "games": games, "seed": seed,
         "double": {"agreement": float((offer == g_offer).mean()),
                    "mean_equity_lost": float(d_loss.mean()),
@@ -126,6 +146,10 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
                  "mean_equity_lost": float(t_loss.mean()),
                  "we_take_gnubg_passes": int((take & ~g_take).sum()),
                  "we_pass_gnubg_takes": int((~take & g_take).sum())},
+        "take_on_gnubg_doubles": {
+            "decisions": int(g_offer.sum()),
+            "agreement": float((take == g_take)[g_offer].mean()) if g_offer.any() else None,
+            "mean_equity_lost": float(t_loss[g_offer].mean()) if g_offer.any() else None},
         "all": {"decisions": 2 * n,
                 "agreement": float(((offer == g_offer).sum() + (take == g_take).sum()) / (2 * n)),
                 "mean_equity_lost": float((d_loss.sum() + t_loss.sum()) / (2 * n))},
@@ -142,14 +166,24 @@ def main(argv=None) -> int:
     p.add_argument("--plies", type=int, default=2, choices=(0, 1, 2))
     p.add_argument("--x", default="auto", help="our cube efficiency: auto (per position class) or a number")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--window", default=None, help="LO,HI: keep positions with gnubg 0-ply's cubeless "
+                                                  "win chance in [LO, HI] (e.g. 0.55,0.95)")
     p.add_argument("--json", help="also write the result here")
     a = p.parse_args(argv)
     x = a.x if a.x == "auto" else float(a.x)
+    window = None
+    if a.window:
+        try:
+            lo, hi = (float(v) for v in a.window.split(","))
+        except ValueError:
+            print(f"compare_cube_gnubg: --window {a.window!r}: expected LO,HI (two numbers)", file=sys.stderr)
+            return 2
+        window = (lo, hi)
     if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
     try:
-        res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed)
+        res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window)
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"compare_cube_gnubg: {exc}", file=sys.stderr)
         return 2
