@@ -53,6 +53,22 @@ def test_compare_cube_reports_agreement_and_equity_lost(capsys):
 
 
 @needs_gnubg
+def test_compare_cube_window_keeps_live_positions(capsys):
+    import compare_cube_gnubg
+    from abak_rl.engine.variants import get_variant
+    start = get_variant("standard").initial_boards(1)
+    assert abs(compare_cube_gnubg.gnubg_win_chance(start)[0] - 0.5) < 0.05
+    assert compare_cube_gnubg.main(["--window", "0.55"]) == 2
+    assert "expected LO,HI" in capsys.readouterr().err
+    assert compare_cube_gnubg.main(["--positions", "12", "--games", "8", "--plies", "0",
+                                    "--window", "0.55,0.95"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["window"] == [0.55, 0.95] and r["positions"] == 12
+    t = r["take_on_gnubg_doubles"]
+    assert t["decisions"] == r["double"]["gnubg_doubles"]
+
+
+@needs_gnubg
 def test_gnubg_benchmarks_match_times_both_processes(capsys):
     import gnubg_benchmarks
     assert gnubg_benchmarks.main(["match", "--games", "2", "--gnubg-plies", "0"]) == 0
