@@ -38,6 +38,14 @@ def test_the_standard_net_uses_expert_inputs_phase_nets_and_the_bearoff_database
     assert card["network"]["bearoff"]
 
 
+def test_the_abak_net_uses_abak_expert_inputs_and_phase_nets_and_records_its_figures():
+    card = json.loads((ROOT / "abak" / "model_card.json").read_text())
+    assert card["feature_set"]["name"] == "abak_expert"
+    assert card["network"]["type"] == "phased_mlp" and card["network"]["phases"] == ["contact", "race"]
+    assert not card["network"].get("bearoff")
+    assert {m["opponent"] for m in card["measured"]} == {"pubeval", "heuristic", "abak60"}
+
+
 def test_std60_is_kept_as_a_named_baseline_opponent():
     pytest.importorskip("onnxruntime")
     from abak_rl.agents.registry import make_agent
