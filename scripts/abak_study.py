@@ -39,12 +39,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from abak_rl.engine import dice as dice_mod  # noqa: E402
 from abak_rl.engine.abak import board as ab  # noqa: E402
 from abak_rl.engine.abak.variant import row_from_stacks  # noqa: E402
 from abak_rl.engine.board import load_starting_layouts  # noqa: E402
-from abak_rl.engine.deadlock import turn_result  # noqa: E402
-from abak_rl.engine.game import GameResults, subset_afterstates  # noqa: E402
+from abak_rl.engine.game import GameResults, play_games  # noqa: E402
 from abak_rl.evaluate.stats import paired_ppg  # noqa: E402
 
 CLASSES = tuple(range(1, 7))                # S G D K O E (abak/board.py codes)
@@ -233,55 +231,21 @@ class Recorded:
 
 def play_recorded(variant, agents, n_games: int, seed: int, *, game_ids=None, start=None,
                   with_plays: bool = True, max_turns: int = 5000) -> Recorded:
-    """engine.game.play_games' lockstep loop (same dice streams, same agent calls, so the same
-    games), keeping every turn's afterstate as well, and starting from `start` (a row seen from
-    seat 0; default: the variant's start) without validating it, so that a study may start from
-    a position user input may not hold (10 Soldiers)."""
-    ids = np.arange(n_games, dtype=np.int64) if game_ids is None else np.asarray(game_ids, np.int64)
-    n = ids.shape[0]
-    first, dice, counter = dice_mod.opening_rolls(seed, ids)
-    row0 = variant.initial_boards(1)[0] if start is None else np.asarray(start, np.int8)
-    boards = np.where(first[:, None] == 0, row0, variant.flip(row0[None])[0]).astype(np.int8)
-    mover = first.astype(np.int8)
-    winner = np.full(n, -1, dtype=np.int8)
-    points = np.zeros(n, dtype=np.int8)
-    turns = np.zeros(n, dtype=np.int32)
-    deadlocks = 0
+    """engine.game.play_games (same loop, dice and agent calls, so the same games), keeping
+    every turn's afterstate as well, and starting from `start` (a row seen from seat 0;
+    default: the variant's start), which play_games does not validate: a study may start from a
+    position user input may not hold (10 Soldiers)."""
     steps = []
-    live = np.arange(n)
-    for _ in range(max_turns):
-        if live.size == 0:
-            break
-        b = boards[live]
-        after = variant.legal_afterstates(b, dice, with_plays=with_plays)
-        chosen = np.empty(live.size, dtype=np.int64)
-        for seat in (0, 1):
-            sel = np.flatnonzero(mover[live] == seat)
-            if sel.size == 0:
-                continue
-            sub = subset_afterstates(after, sel, live.size)
-            pick = np.asarray(agents[seat].choose(variant, b[sel], dice[sel], sub))
-            chosen[sel] = sub.index[pick]
-        new = after.boards[chosen]
-        steps.append((ids[live], mover[live].copy(), b, new,
-                      [after.plays[c] for c in chosen] if with_plays else None))
-        turns[live] += 1
-        result = turn_result(variant, b, new)
-        done = result != 0
-        deadlocks += int((done & (variant.winner_points(new) == 0)).sum())
-        winner[live[done]] = np.where(result[done] > 0, mover[live[done]], 1 - mover[live[done]])
-        points[live[done]] = np.abs(result[done])
-        again = variant.extra_turn(dice) & ~done
-        boards[live] = np.where(again[:, None], new, variant.flip(new))
-        mover[live] = np.where(again, mover[live], 1 - mover[live])
-        live = live[~done]
-        if live.size:
-            dice = dice_mod.roll(seed, ids[live], counter[live])
-            counter[live] += 1
-    if live.size:
-        raise RuntimeError(f"{live.size} games did not finish within {max_turns} turns")
+    deadlocks = [0]
+
+    def keep(ids, seats, before, chosen, plays, result):
+        steps.append((ids, seats, before, chosen, plays))
+        deadlocks[0] += int(((result != 0) & (variant.winner_points(chosen) == 0)).sum())
+
+    results = play_games(variant, agents, n_games, seed, game_ids=game_ids, max_turns=max_turns,
+                         start=start, on_turn=keep, with_plays=with_plays)
     cat = np.concatenate
-    return Recorded(GameResults(winner=winner, points=points, turns=turns), deadlocks,
+    return Recorded(results, deadlocks[0],
                     cat([s[0] for s in steps]), cat([s[1] for s in steps]),
                     cat([s[2] for s in steps]), cat([s[3] for s in steps]),
                     [p for s in steps for p in s[4]] if with_plays else None)

@@ -54,15 +54,7 @@ class Timed:
 
     def __getattr__(self, name):
         attr = getattr(self._inner, name)
-        if name != self._method:
-            return attr
-
-        def timed(*a, **k):
-            t = time.perf_counter()
-            out = attr(*a, **k)
-            TIMES[f"{PHASE[0]}/{self._label}"] += time.perf_counter() - t
-            return out
-        return timed
+        return _timer(attr, self._label) if name == self._method else attr
 
 
 def _timer(fn, label: str):

@@ -46,16 +46,27 @@ class GameResults:
 
 
 def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray | None = None,
-               max_turns: int = 5000, record: bool = False) -> GameResults:
+               max_turns: int = 5000, record: bool = False, start: np.ndarray | None = None,
+               on_turn=None, with_plays: bool = False) -> GameResults:
     """Play n_games between agents[0] (seat 0) and agents[1] (seat 1), all in lockstep.
 
     record=True keeps, per game, the list of turns (mover seat, dice, play, position before the
     play as seen by the mover) for game records.
+    start: a starting row seen from seat 0 (default: the variant's start), not validated, so a
+    study may start from a position user input may not hold.
+    on_turn(ids, seats, before, chosen, plays, result): called after every lockstep turn with the
+    live games' ids, mover seats, positions, chosen afterstates, their plays (with_plays=True or
+    record=True, else None) and turn_result.
     """
     ids = np.arange(n_games, dtype=np.int64) if game_ids is None else np.asarray(game_ids, np.int64)
     n = ids.shape[0]
     first, opening, counter = dice_mod.opening_rolls(seed, ids)
-    boards = variant.initial_boards(n)
+    if start is None:
+        boards = variant.initial_boards(n)
+    else:
+        row0 = np.asarray(start, np.int8)
+        boards = np.where(first[:, None] == 0, row0, variant.flip(row0[None])[0]).astype(np.int8)
+    with_plays = with_plays or record
     mover = first.astype(np.int8)
     winner = np.full(n, -1, dtype=np.int8)
     points = np.zeros(n, dtype=np.int8)
@@ -67,7 +78,7 @@ def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray
         if live.size == 0:
             break
         b = boards[live]
-        after = variant.legal_afterstates(b, dice, with_plays=record)
+        after = variant.legal_afterstates(b, dice, with_plays=with_plays)
         chosen = np.empty(live.size, dtype=np.int64)
         for seat in (0, 1):
             sel = np.flatnonzero(mover[live] == seat)
@@ -83,6 +94,9 @@ def play_games(variant, agents, n_games: int, seed: int, *, game_ids: np.ndarray
                                    "before": b[j].copy(), "play": after.plays[chosen[j]]})
         turns[live] += 1
         result = turn_result(variant, b, new)
+        if on_turn is not None:
+            on_turn(ids[live], mover[live].copy(), b, new,
+                    [after.plays[c] for c in chosen] if with_plays else None, result)
         done = result != 0
         winner[live[done]] = np.where(result[done] > 0, mover[live[done]], 1 - mover[live[done]])
         points[live[done]] = np.abs(result[done])

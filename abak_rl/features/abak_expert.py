@@ -138,7 +138,6 @@ def _column_tables():
 
 KEY_CODE, INFO, COLUMN_UNITS = _column_tables()
 N_COLUMN_CODES = COLUMN_UNITS.shape[1]               # 373
-_POW13 = (13.0 ** np.arange(ab.HEIGHT)).astype(np.float32)
 _KEY0 = int(6 * (13 ** ab.HEIGHT - 1) // 12)         # sum_h 6 * 13^h
 
 
@@ -265,7 +264,6 @@ _SLOT_BAR_RANK = np.array([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1])
 
 # -- the dense knowledge units ----------------------------------------------------------------
 _ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-_ROLL_W = np.array([1 if a == b else 2 for a, b in _ROLLS], dtype=np.float32)
 _POP6 = np.array([bin(i).count("1") for i in range(64)], dtype=np.int64)
 _M24 = np.int64((1 << 24) - 1)
 

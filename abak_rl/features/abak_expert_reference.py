@@ -253,8 +253,6 @@ def encode_one(row) -> np.ndarray:
             trapped = any((w > 0) != (v > 0) for w in col[h + 1:])
             found.setdefault((side, abs(v)), []).append((p, h, trapped, h == len(col) - 1))
     for side, bar0 in ((0, ab.BAR), (1, ab.OPP_BAR)):
-        for k, cls in enumerate((ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN, ab.GUARD, ab.GUARD)):
-            pass
         places = {}
         for cls in (ab.GENERAL, ab.DRUID, ab.ODD, ab.EVEN, ab.GUARD):
             entries = sorted(found.get((side, cls), []))
