@@ -1,8 +1,9 @@
-"""Our cube decisions against GNU Backgammon's (cfevaluate, 2-ply by default), money play.
+"""Our cube decisions against GNU Backgammon's (cfevaluate, 2-ply by default), money or match play.
 
     python scripts/compare_cube_gnubg.py [--agent SPEC] [--positions 1000] [--games 200]
                                          [--plies 2] [--x auto] [--seed 0] [--window LO,HI]
-                                         [--json F]
+                                         [--cube-ply 0|1] [--cache F.npz]
+                                         [--length 7 --scores 4-2,2-4,5-5,6-3,3-6] [--json F]
 
 Positions come from our own cubeful money games: the agent against itself with its Janowski cube
 (evaluate/cube_records.py records every game, cube actions included); every position before a
@@ -25,7 +26,19 @@ them only where gnubg 2-ply doubles (the taker's real decisions).
 Reported: agreement rates, mean equity lost per decision (units of the current cube, gnubg's
 2-ply money equity) and the split of the disagreements; and the same over the close decisions
 only (where gnubg's two answers differ by less than 0.16, the cut gnubg's analysis uses for a
-"close" cube decision): most positions of a game are no-double/take for anyone.
+"close" cube decision): most positions of a game are no-double/take for anyone. `never_double`
+is the doubler's loss of a player who never doubles, on the same positions: the yardstick.
+
+Match play (--length N --scores S): the same positions are judged at each score "me-opp"
+(points the player on roll and its opponent have; one of them at N-1 means post-Crawford: the
+Crawford game itself has no cube), with a centred 1-cube. Losses are in match-winning chances
+(MWC): gnubg's cubeful equities, which it gives normalised to money units (EMG), are mapped back
+through the same match equity table (Kazaross-XG2, gnubg's default): MWC = L + (EMG + 1) / 2 *
+(W - L), W and L the MWC of winning and losing the cube's value at that score.
+
+--cube-ply 1 decides our cube after one roll of lookahead (JanowskiCube ply=1), as
+`evaluate cube_ply=1` plays it. --cache F.npz keeps the candidate positions (after --window) so
+that further runs skip the self-play games.
 """
 
 from __future__ import annotations
@@ -91,54 +104,84 @@ def gnubg_win_chance(rows) -> np.ndarray:
     return np.array([gnubg_nn.probabilities(to_gnubg(r), 0)[0] for r in rows])
 
 
-def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int,
-            window: tuple[float, float] | None = None) -> dict:
-    from abak_rl.agents.cube_policies import JanowskiCube
-    from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
-    from abak_rl.agents.registry import make_agent
-    from abak_rl.engine.cube import CubeContext
-    from abak_rl.engine.variants import get_variant
-    from abak_rl.evaluate.cube_match import probs_fn_for
-    variant = get_variant("standard")
-    agent = make_agent(agent_spec, variant, seed)
-    t0 = time.perf_counter()
+def candidate_positions(agent, variant, games: int, seed: int, x, window, cache: str | None):
+    """Candidate positions (rows, cube values, owners), from --cache when it holds this set."""
+    key = np.array([games, seed] + (list(window) if window else [-1, -1]), dtype=np.float64)
+    if cache and Path(cache).exists():
+        try:
+            z = np.load(cache)
+            if np.array_equal(z["key"], key):
+                return z["rows"], z["values"], z["owners"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"--cache {cache}: not a positions file of this script ({exc})") from None
+        raise ValueError(f"--cache {cache} holds positions of other --games/--seed/--window; "
+                         f"delete it or name another file")
     rows, values, owners = positions_from_games(agent, variant, games, seed, x)
     if window is not None:
         win = gnubg_win_chance(rows)
         keep = (win >= window[0]) & (win <= window[1])
         rows, values, owners = rows[keep], values[keep], owners[keep]
-    if len(rows) < n_positions:
-        raise ValueError(f"only {len(rows)} candidate positions in {games} games; raise --games")
-    pick = np.linspace(0, len(rows) - 1, n_positions).round().astype(int)
-    rows, values, owners = rows[pick], values[pick], owners[pick]
-    ctx = CubeContext(value=values, owner=owners)
-    ours = JanowskiCube(probs_fn_for(agent), x)
+    if cache:
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(cache).with_name(Path(cache).name + ".tmp.npz")
+        np.savez(tmp, key=key, rows=rows, values=values, owners=owners)
+        tmp.replace(cache)
+    return rows, values, owners
+
+
+def parse_scores(text: str, length: int) -> list[tuple[int, int]]:
+    """'4-2,2-4' -> [(4, 2), (2, 4)]: points of the player on roll and of its opponent."""
+    out = []
+    for part in text.split(","):
+        a, sep, b = part.strip().partition("-")
+        try:
+            me, opp = int(a), int(b)
+        except ValueError:
+            me = opp = -1
+        if not sep or not (0 <= me < length and 0 <= opp < length):
+            raise ValueError(f"--scores {part.strip()!r}: expected ME-OPP with both below the "
+                             f"match length {length}")
+        out.append((me, opp))
+    return out
+
+
+def emg_to_mwc(emg, away, opp_away, cube, met):
+    """gnubg's normalised match equity (EMG, units of the cube) -> match-winning chance."""
+    post = (away == 1) | (opp_away == 1)
+    win = met.equity(away - cube, opp_away, post)
+    lose = met.equity(away, opp_away - cube, post)
+    return lose + (np.asarray(emg) + 1.0) / 2.0 * (win - lose)
+
+
+def judge(ours, gnubg_cube, variant, rows, ctx, units) -> dict:
+    """Our offer/take decisions on rows against gnubg's cfevaluate, the losses in `units`."""
     offer = ours.offer(variant, rows, ctx)
     take = ours.accept(variant, rows, ctx)
-    t1 = time.perf_counter()
-    with GnubgProgram() as prog:
-        eq = GnubgCube(plies, prog).evaluate(rows, ctx)       # optimal, nd, dt, dp
-    t2 = time.perf_counter()
+    t0 = time.perf_counter()
+    eq = gnubg_cube.evaluate(rows, ctx)       # optimal, nd, dt, dp
+    seconds = time.perf_counter() - t0
     nd, dt, dp = eq[:, 1], eq[:, 2], eq[:, 3]
+    if ctx.is_match:
+        nd, dt, dp = (emg_to_mwc(e, ctx.away, ctx.opp_away, ctx.value, ctx.met) for e in (nd, dt, dp))
     g_offer = np.minimum(dt, dp) > nd
     g_take = dt <= dp
-    d_loss = np.where(offer != g_offer, np.abs(nd - np.minimum(dt, dp)), 0.0)
+    d_gain = np.abs(nd - np.minimum(dt, dp))
+    d_loss = np.where(offer != g_offer, d_gain, 0.0)
     t_loss = np.where(take != g_take, np.abs(dt - dp), 0.0)
     n = len(rows)
-    # gnubg's own closeness cut: the other action would cost less than 0.16
-    close_d = np.abs(nd - np.minimum(dt, dp)) < CLOSE
-    close_t = np.abs(dt - dp) < CLOSE
+    # gnubg's own closeness cut (money units): the other action would cost less than 0.16
+    close_d = np.abs(eq[:, 1] - np.minimum(eq[:, 2], eq[:, 3])) < CLOSE
+    close_t = np.abs(eq[:, 2] - eq[:, 3]) < CLOSE
     close = {"double_decisions": int(close_d.sum()), "take_decisions": int(close_t.sum()),
              "double_agreement": float((offer == g_offer)[close_d].mean()) if close_d.any() else None,
              "take_agreement": float((take == g_take)[close_t].mean()) if close_t.any() else None,
              "mean_equity_lost": float((d_loss[close_d].sum() + t_loss[close_t].sum())
                                        / max(1, close_d.sum() + close_t.sum()))}
     return {
-        "agent": agent_spec, "cube_efficiency": x, "gnubg_plies": plies, "positions": int(n),
-        "window": list(window) if window else None,
-        "games": games, "seed": seed,
+        "units": units, "positions": int(n),
         "double": {"agreement": float((offer == g_offer).mean()),
                    "mean_equity_lost": float(d_loss.mean()),
+                   "never_double_lost": float(np.where(g_offer, d_gain, 0.0).mean()),
                    "gnubg_doubles": int(g_offer.sum()), "we_double": int(offer.sum()),
                    "we_double_gnubg_not": int((offer & ~g_offer).sum()),
                    "gnubg_doubles_we_not": int((~offer & g_offer).sum())},
@@ -149,13 +192,57 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
         "take_on_gnubg_doubles": {
             "decisions": int(g_offer.sum()),
             "agreement": float((take == g_take)[g_offer].mean()) if g_offer.any() else None,
-            "mean_equity_lost": float(t_loss[g_offer].mean()) if g_offer.any() else None},
+            "mean_equity_lost": float(t_loss[g_offer].mean()) if g_offer.any() else None,
+            "we_take_gnubg_passes": int((take & ~g_take & g_offer).sum()),
+            "we_pass_gnubg_takes": int((~take & g_take & g_offer).sum())},
         "all": {"decisions": 2 * n,
                 "agreement": float(((offer == g_offer).sum() + (take == g_take).sum()) / (2 * n)),
                 "mean_equity_lost": float((d_loss.sum() + t_loss.sum()) / (2 * n))},
         "close": close,
-        "seconds": {"games_and_ours": t1 - t0, "gnubg": t2 - t1},
+        "gnubg_seconds": seconds,
     }
+
+
+def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int,
+            window: tuple[float, float] | None = None, cube_ply: int = 0,
+            cache: str | None = None, length: int = 0, scores=()) -> dict:
+    from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
+    from abak_rl.agents.registry import make_agent
+    from abak_rl.engine.cube import CubeContext, load_met
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.evaluate.cube_match import make_policy
+    variant = get_variant("standard")
+    agent = make_agent(agent_spec, variant, seed)
+    t0 = time.perf_counter()
+    rows, values, owners = candidate_positions(agent, variant, games, seed, x, window, cache)
+    if len(rows) < n_positions:
+        raise ValueError(f"only {len(rows)} candidate positions in {games} games; raise --games")
+    pick = np.linspace(0, len(rows) - 1, n_positions).round().astype(int)
+    rows, values, owners = rows[pick], values[pick], owners[pick]
+    ours = make_policy("janowski", agent, x, seed, ply=cube_ply)
+    out = {"agent": agent_spec, "cube_efficiency": x, "cube_ply": cube_ply, "gnubg_plies": plies,
+           "positions": int(len(rows)), "window": list(window) if window else None,
+           "games": games, "seed": seed}
+    t1 = time.perf_counter()
+    with GnubgProgram() as prog:
+        gcube = GnubgCube(plies, prog)
+        if not length:
+            out.update(judge(ours, gcube, variant, rows, CubeContext(value=values, owner=owners),
+                             "points per unit cube (money)"))
+        else:
+            out["match_length"] = length
+            out["scores"] = {}
+            met = load_met()
+            n = len(rows)
+            for me, opp in scores:
+                ctx = CubeContext(value=np.ones(n, np.int64), owner=np.zeros(n, np.int64),
+                                  away=np.full(n, length - me), opp_away=np.full(n, length - opp),
+                                  met=met, crawford=np.zeros(n, bool))
+                label = f"{me}-{opp}" + (" post-Crawford" if length - 1 in (me, opp) else "")
+                out["scores"][label] = judge(ours, gcube, variant, rows, ctx,
+                                             "match-winning chances")
+    out["seconds"] = {"games_and_positions": t1 - t0, "decisions": time.perf_counter() - t1}
+    return out
 
 
 def main(argv=None) -> int:
@@ -168,6 +255,11 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--window", default=None, help="LO,HI: keep positions with gnubg 0-ply's cubeless "
                                                   "win chance in [LO, HI] (e.g. 0.55,0.95)")
+    p.add_argument("--cube-ply", type=int, default=0, choices=(0, 1), help="our cube's lookahead")
+    p.add_argument("--cache", help="an .npz keeping the candidate positions between runs")
+    p.add_argument("--length", type=int, default=0, help="match length: judge at --scores instead of money")
+    p.add_argument("--scores", default="4-2,2-4,5-5,6-3,3-6",
+                   help="with --length: ME-OPP scores of the player on roll, comma-separated")
     p.add_argument("--json", help="also write the result here")
     a = p.parse_args(argv)
     x = a.x if a.x == "auto" else float(a.x)
@@ -179,11 +271,23 @@ def main(argv=None) -> int:
             print(f"compare_cube_gnubg: --window {a.window!r}: expected LO,HI (two numbers)", file=sys.stderr)
             return 2
         window = (lo, hi)
+    scores = ()
+    if a.length:
+        from abak_rl.engine.cube import load_met
+        if not 2 <= a.length <= load_met().length:
+            print(f"compare_cube_gnubg: --length {a.length}: expected 2..{load_met().length}", file=sys.stderr)
+            return 2
+        try:
+            scores = parse_scores(a.scores, a.length)
+        except ValueError as exc:
+            print(f"compare_cube_gnubg: {exc}", file=sys.stderr)
+            return 2
     if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
     try:
-        res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window)
+        res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window, a.cube_ply,
+                      a.cache, a.length, scores)
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"compare_cube_gnubg: {exc}", file=sys.stderr)
         return 2

@@ -69,6 +69,58 @@ def test_compare_cube_window_keeps_live_positions(capsys):
 
 
 @needs_gnubg
+def test_gnubg_match_equities_map_back_to_our_match_winning_chances():
+    # gnubg gives match cube equities normalised to money units; mapped back through the table
+    # they must be the MWC engine/cube.py computes from gnubg's own 0-ply probabilities
+    import gnubg_nn
+    import numpy as np
+    import compare_cube_gnubg
+    from abak_rl.agents.gnubg_agent import to_gnubg
+    from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
+    from abak_rl.engine.cube import CubeContext, cube_decision, cube_efficiency, load_met
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.io import gnubg_id
+    std, met = get_variant("standard"), load_met()
+    rows = np.stack([gnubg_id.decode(p) for p in ("4HPwATDgc/ABMA", "4PPgAyDg8+ABMA", "sHPwATDgc/ABMA")])
+    probs = np.array([gnubg_nn.probabilities(to_gnubg(r), 0) for r in rows])
+    with GnubgProgram() as prog:
+        for away, opp in ((3, 5), (5, 3), (2, 2 + 2), (4, 1)):
+            n = len(rows)
+            ctx = CubeContext(np.ones(n, int), np.zeros(n, int), np.full(n, away),
+                              np.full(n, opp), met, np.zeros(n, bool))
+            emg = GnubgCube(0, prog).evaluate(rows, ctx)
+            _, ours = cube_decision(probs, ctx, cube_efficiency(std, rows))
+            for col in range(3):
+                mwc = compare_cube_gnubg.emg_to_mwc(emg[:, col + 1], ctx.away, ctx.opp_away, ctx.value, met)
+                assert np.abs(mwc - ours[:, col]).max() < 2e-3, (away, opp, col, mwc, ours[:, col])
+
+
+@needs_gnubg
+def test_compare_cube_at_match_scores_with_a_position_cache(capsys, tmp_path):
+    import compare_cube_gnubg
+    assert compare_cube_gnubg.main(["--length", "7", "--scores", "4-7"]) == 2
+    assert "--scores '4-7'" in capsys.readouterr().err
+    cache = tmp_path / "pos.npz"
+    args = ["--positions", "16", "--games", "4", "--plies", "0", "--cache", str(cache),
+            "--length", "7", "--scores", "4-2,6-3,3-6"]
+    assert compare_cube_gnubg.main(args) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert cache.exists() and r["match_length"] == 7
+    assert set(r["scores"]) == {"4-2", "6-3 post-Crawford", "3-6 post-Crawford"}
+    lead = r["scores"]["6-3 post-Crawford"]["double"]   # a leader at 1-away never doubles
+    assert lead["we_double"] == 0 and lead["gnubg_doubles"] == 0 and lead["never_double_lost"] == 0
+    for s in r["scores"].values():
+        assert s["units"] == "match-winning chances" and s["positions"] == 16
+        assert 0 <= s["double"]["mean_equity_lost"] and 0 <= s["take"]["mean_equity_lost"] <= 1
+    assert compare_cube_gnubg.main(args) == 0           # the same positions, from the cache
+    again = json.loads(capsys.readouterr().out)["scores"]
+    strip = lambda d: {k: {f: v for f, v in s.items() if f != "gnubg_seconds"} for k, s in d.items()}
+    assert strip(again) == strip(r["scores"])
+    assert compare_cube_gnubg.main(args[:2] + ["--games", "6"] + args[4:]) == 2
+    assert "holds positions of other" in capsys.readouterr().err
+
+
+@needs_gnubg
 def test_gnubg_benchmarks_match_times_both_processes(capsys):
     import gnubg_benchmarks
     assert gnubg_benchmarks.main(["match", "--games", "2", "--gnubg-plies", "0"]) == 0
