@@ -183,25 +183,37 @@ def _column_codes(boards: np.ndarray) -> np.ndarray:
 
 
 def _mask_table() -> np.ndarray:
-    """[24 * n_codes, N_PROPS + 2] float32: row p * n_codes + c = PROPS[c] * 2^p, then P's
-    checkers there if p >= 6 and O's if p < 18, so that the sum of a position's 24 rows is its
-    masks and both sides' counts outside their home boards (exact: integers below 2^24)."""
-    bits = PROPS[None].astype(np.float32) * (2.0 ** np.arange(24))[:, None, None]
-    p = np.arange(24)[:, None]
-    outside = np.stack([INFO[None, :, 3] * (p >= 6), INFO[None, :, 4] * (p < 18)], -1)
-    return np.concatenate([bits, outside.astype(np.float32)], -1).reshape(-1, N_PROPS + 2)
+    """uint64 [W, 24 * n_codes], W = N_PROPS / 2 words: entry (j, p * n_codes + c) holds
+    property 2j of code c at bit p and property 2j + 1 at bit 24 + p; word 0 also holds, from
+    bit 48 and bit 56, P's checkers there if p >= 6 and O's if p < 18. The sum of a position's
+    24 entries is then its masks and both sides' counts outside their home boards (no carries:
+    the bits are disjoint and a count is at most 15). Words of two masks halve the gathers."""
+    assert N_PROPS % 2 == 0
+    props = PROPS.astype(np.uint64)
+    table = np.zeros((N_PROPS // 2, 24, N_COLUMN_CODES), dtype=np.uint64)
+    for p in range(24):
+        for k in range(N_PROPS):
+            table[k // 2, p] |= props[:, k] << np.uint64(p + 24 * (k % 2))
+        table[0, p] |= (INFO[:, 3] * (p >= 6)).astype(np.uint64) << np.uint64(48)
+        table[0, p] |= (INFO[:, 4] * (p < 18)).astype(np.uint64) << np.uint64(56)
+    return table.reshape(N_PROPS // 2, -1)
 
 
 _MASK_TABLE = _mask_table()
-_MASK_TABLE_T = np.ascontiguousarray(_MASK_TABLE.T.astype(np.int32))     # [K, 24 * n_codes]
 _COL_OFFSETS = np.arange(24) * N_COLUMN_CODES
+_LOW24, _SHIFT24 = np.uint64((1 << 24) - 1), np.uint64(24)
 
 
 def _masks(codes: np.ndarray) -> np.ndarray:
     """int64 [N, N_PROPS + 2]: bit p of mask k = property k of column p; then P's and O's
     checkers outside their home boards (bar not included)."""
-    rows = np.take(_MASK_TABLE_T, codes + _COL_OFFSETS, axis=1)      # [K, N, 24]
-    return rows.sum(-1, dtype=np.int32).T.astype(np.int64)
+    words = np.take(_MASK_TABLE, codes + _COL_OFFSETS, axis=1).sum(-1, dtype=np.uint64)   # [W, N]
+    out = np.empty((codes.shape[0], N_PROPS + 2), dtype=np.int64)
+    out[:, 0:N_PROPS:2] = (words & _LOW24).T
+    out[:, 1:N_PROPS:2] = ((words >> _SHIFT24) & _LOW24).T
+    out[:, N_PROPS] = (words[0] >> np.uint64(48)) & np.uint64(255)
+    out[:, N_PROPS + 1] = words[0] >> np.uint64(56)
+    return out
 
 
 # -- special-checker codes --------------------------------------------------------------------
