@@ -84,7 +84,11 @@ def test_cube_decision_without_dice(std):
     from abak_rl.io.position_json import row_from_json
     _, row = row_from_json(pos)
     probs = model.pre_roll_probs(row)
-    decision, eq = cube_math.money_cube_decision(probs, np.array([0]))
+    # the cube efficiency of the position class (both sides bearing off: 0.6), as evaluate
+    # and play decide, not the contact value 0.68
+    x = float(cube_math.cube_efficiency(model.variant, row[None])[0])
+    assert c["efficiency"] == pytest.approx(x, abs=1e-6) and abs(x - 0.6) < 1e-9
+    decision, eq = cube_math.money_cube_decision(probs, np.array([0]), x)
     assert c["decision"] == cube_math.DECISION_NAMES[int(decision[0])]
     assert c["equities"]["no_double"] == pytest.approx(eq[0, 0], abs=1e-5)
     assert c["equities"]["double_take"] == pytest.approx(eq[0, 1], abs=1e-5)

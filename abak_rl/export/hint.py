@@ -94,13 +94,18 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
     }
 
 
-def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 0, x: float = 0.68) -> dict:
-    """The cube decision before the roll as a JSON-ready dict."""
+def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 0,
+              x: float | None = None) -> dict:
+    """The money cube decision before the roll as a JSON-ready dict; x: the cube efficiency,
+    by default GNU Backgammon's by position class, as evaluate and play decide."""
+    from ..engine import cube as cube_math
     if owner not in OWNERS:
         raise ValueError(f"--cube-owner must be centred, mover or opponent, got {owner!r}")
+    if x is None:
+        x = float(cube_math.cube_efficiency(model.variant, np.asarray(row)[None])[0])
     d = model.cube_decision(row, owner=OWNERS[owner], x=x, ply=ply)
     return {"variant": model.variant.name, "dice": None, "ply": ply, "model": model.source,
-            "cube": {"owner": "centred" if owner == "centered" else owner, "efficiency": x,
+            "cube": {"owner": "centred" if owner == "centered" else owner, "efficiency": round(x, 6),
                      "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, d["probs"])},
                      "cubeless_equity": round(d["cubeless_equity"], 6),
                      "equities": {k: round(v, 6) for k, v in d["equities"].items()},
