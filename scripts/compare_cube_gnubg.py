@@ -2,7 +2,7 @@
 
     python scripts/compare_cube_gnubg.py [--agent SPEC] [--positions 1000] [--games 200]
                                          [--plies 2] [--x auto] [--seed 0] [--window LO,HI]
-                                         [--cube-ply 0|1] [--cache F.npz]
+                                         [--cube-ply 0|1] [--cache F.npz] [--probs gnubg0]
                                          [--length 7 --scores 4-2,2-4,5-5,6-3,3-6] [--json F]
 
 Positions come from our own cubeful money games: the agent against itself with its Janowski cube
@@ -37,7 +37,10 @@ through the same match equity table (Kazaross-XG2, gnubg's default): MWC = L + (
 (W - L), W and L the MWC of winning and losing the cube's value at that score.
 
 --cube-ply 1 decides our cube after one roll of lookahead (JanowskiCube ply=1), as
-`evaluate cube_ply=1` plays it. --cache F.npz keeps the candidate positions (after --window) so
+`evaluate cube_ply=1` plays it. --probs gnubg0 feeds the same cube code GNU Backgammon 0-ply's
+probabilities instead of the agent's: what the rule alone loses. A money run at 0-ply also
+reports `probability_bias`: the mean of (ours - gnubg 0-ply) for each of the five
+probabilities, over all positions and over those gnubg doubles. --cache F.npz keeps the candidate positions (after --window) so
 that further runs skip the self-play games.
 """
 
@@ -96,12 +99,17 @@ def candidates(per_slot, variant):
     return rows, np.array(values), np.array(owners)
 
 
-def gnubg_win_chance(rows) -> np.ndarray:
-    """GNU Backgammon 0-ply's cubeless win chance for the player on roll of each position."""
+def gnubg_probs(rows) -> np.ndarray:
+    """GNU Backgammon 0-ply's (gnubg-nn) five cubeless probabilities for the player on roll."""
     import gnubg_nn
 
     from abak_rl.agents.gnubg_agent import to_gnubg
-    return np.array([gnubg_nn.probabilities(to_gnubg(r), 0)[0] for r in rows])
+    return np.array([gnubg_nn.probabilities(to_gnubg(r), 0) for r in rows], dtype=np.float64)
+
+
+def gnubg_win_chance(rows) -> np.ndarray:
+    """GNU Backgammon 0-ply's cubeless win chance for the player on roll of each position."""
+    return gnubg_probs(rows)[:, 0]
 
 
 def candidate_positions(agent, variant, games: int, seed: int, x, window, cache: str | None):
@@ -151,6 +159,14 @@ def emg_to_mwc(emg, away, opp_away, cube, met):
     win = met.equity(away - cube, opp_away, post)
     lose = met.equity(away, opp_away - cube, post)
     return lose + (np.asarray(emg) + 1.0) / 2.0 * (win - lose)
+
+
+def probability_bias(ours, gnubg, where) -> dict:
+    """Mean (ours - gnubg 0-ply) of each of the five probabilities, all rows and `where`."""
+    from abak_rl.model.outcomes import OUTPUTS
+    d = ours - gnubg
+    part = lambda m: {k: round(float(v), 5) for k, v in zip(OUTPUTS, d[m].mean(0))} if m.any() else None
+    return {"all": part(np.ones(len(d), bool)), "gnubg_doubles": part(where)}
 
 
 def judge(ours, gnubg_cube, variant, rows, ctx, units) -> dict:
@@ -205,7 +221,7 @@ def judge(ours, gnubg_cube, variant, rows, ctx, units) -> dict:
 
 def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int,
             window: tuple[float, float] | None = None, cube_ply: int = 0,
-            cache: str | None = None, length: int = 0, scores=()) -> dict:
+            cache: str | None = None, length: int = 0, scores=(), probs: str = "agent") -> dict:
     from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
     from abak_rl.agents.registry import make_agent
     from abak_rl.engine.cube import CubeContext, load_met
@@ -219,8 +235,13 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
         raise ValueError(f"only {len(rows)} candidate positions in {games} games; raise --games")
     pick = np.linspace(0, len(rows) - 1, n_positions).round().astype(int)
     rows, values, owners = rows[pick], values[pick], owners[pick]
-    ours = make_policy("janowski", agent, x, seed, ply=cube_ply)
-    out = {"agent": agent_spec, "cube_efficiency": x, "cube_ply": cube_ply, "gnubg_plies": plies,
+    if probs == "gnubg0":         # the rule alone: our cube code fed gnubg 0-ply's probabilities
+        from abak_rl.agents.cube_policies import JanowskiCube
+        ours = JanowskiCube(lambda variant, boards: gnubg_probs(boards), x)
+    else:
+        ours = make_policy("janowski", agent, x, seed, ply=cube_ply)
+    out = {"agent": agent_spec, "probs": probs, "cube_efficiency": x, "cube_ply": cube_ply,
+           "gnubg_plies": plies,
            "positions": int(len(rows)), "window": list(window) if window else None,
            "games": games, "seed": seed}
     t1 = time.perf_counter()
@@ -229,6 +250,12 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
         if not length:
             out.update(judge(ours, gcube, variant, rows, CubeContext(value=values, owner=owners),
                              "points per unit cube (money)"))
+            if probs == "agent" and cube_ply == 0:
+                from abak_rl.evaluate.cube_match import probs_fn_for
+                eq = gcube.evaluate(rows, CubeContext(value=values, owner=owners))
+                out["probability_bias"] = probability_bias(
+                    probs_fn_for(agent)(variant, rows), gnubg_probs(rows),
+                    np.minimum(eq[:, 2], eq[:, 3]) > eq[:, 1])
         else:
             out["match_length"] = length
             out["scores"] = {}
@@ -257,6 +284,8 @@ def main(argv=None) -> int:
                                                   "win chance in [LO, HI] (e.g. 0.55,0.95)")
     p.add_argument("--cube-ply", type=int, default=0, choices=(0, 1), help="our cube's lookahead")
     p.add_argument("--cache", help="an .npz keeping the candidate positions between runs")
+    p.add_argument("--probs", default="agent", choices=("agent", "gnubg0"),
+                   help="decide from the agent's probabilities, or from gnubg 0-ply's (the rule alone)")
     p.add_argument("--length", type=int, default=0, help="match length: judge at --scores instead of money")
     p.add_argument("--scores", default="4-2,2-4,5-5,6-3,3-6",
                    help="with --length: ME-OPP scores of the player on roll, comma-separated")
@@ -287,7 +316,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(1)
     try:
         res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window, a.cube_ply,
-                      a.cache, a.length, scores)
+                      a.cache, a.length, scores, a.probs)
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"compare_cube_gnubg: {exc}", file=sys.stderr)
         return 2

@@ -50,6 +50,15 @@ def test_compare_cube_reports_agreement_and_equity_lost(capsys):
     assert r["positions"] == 30 and r["all"]["decisions"] == 60
     for part in ("double", "take", "all"):
         assert 0 <= r[part]["agreement"] <= 1 and r[part]["mean_equity_lost"] >= 0
+    assert set(r["probability_bias"]["all"]) == {"p_win", "p_wg", "p_wbg", "p_lg", "p_lbg"}
+    assert max(abs(v) for v in r["probability_bias"]["all"].values()) < 0.2
+    # gnubg 0-ply's own probabilities judged by gnubg 0-ply: the same answers but for the
+    # cube efficiency (ours by class is gnubg's) -- near-total agreement
+    assert compare_cube_gnubg.main(["--positions", "30", "--games", "2", "--plies", "0",
+                                    "--probs", "gnubg0"]) == 0
+    g = json.loads(capsys.readouterr().out)
+    assert g["probs"] == "gnubg0" and g["all"]["agreement"] >= 0.95
+    assert g["all"]["mean_equity_lost"] <= r["all"]["mean_equity_lost"] + 1e-9
 
 
 @needs_gnubg
