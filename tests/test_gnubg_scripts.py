@@ -136,3 +136,18 @@ def test_gnubg_benchmarks_match_times_both_processes(capsys):
     r = json.loads(capsys.readouterr().out)
     assert r["games"] == 2 and r["opponent"] == "gnubg:plies=0"
     assert r["wall_seconds"] > 0 and r["gnubg_cpu_seconds"] >= 0 and r["our_cpu_seconds"] > 0
+
+
+def test_gammon_rates_compares_predicted_with_played(capsys, tmp_path):
+    import gammon_rates
+    assert gammon_rates.main(["--games", "3"]) == 2
+    assert "--games 3" in capsys.readouterr().err
+    assert gammon_rates.main(["--agent", "pubeval", "--games", "2"]) == 2   # no evaluator
+    capsys.readouterr()
+    out = tmp_path / "g.json"
+    assert gammon_rates.main(["--agent", gammon_rates.NET, "--games", "40", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())
+    assert r["games"] == 40 and 0.15 < r["predicted_at_start"]["gammons"] < 0.35
+    played = r["played"]
+    assert 0 <= played["backgammons"]["rate"] <= played["gammons"]["rate"] <= 1
+    assert played["gammons"]["ci95"] > 0
