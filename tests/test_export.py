@@ -118,6 +118,8 @@ def test_model_card_records_what_a_user_needs(exported):
     assert card["outputs"]["order"] == ["p_win", "p_wg", "p_wbg", "p_lg", "p_lbg"]
     assert set(card["outputs"]["meaning"]) == set(card["outputs"]["order"])
     assert "afterstate" in card["outputs"]["perspective"].lower()
+    assert card["cube"]["match_equity_table"].startswith("kazaross-xg2")   # how the cube is decided
+    assert "0.00125" in card["cube"]["efficiency"] and "Janowski" in card["cube"]["money"]
     assert card["network"] == {**card["network"], "n_inputs": 200, "hidden": 24, "layers": 1,
                                "activation": "sigmoid"}
     assert card["training"]["games"] == 1000

@@ -43,6 +43,20 @@ PERSPECTIVE = ("The net scores an AFTERSTATE: the position right after a play, s
                "seen back from the other side.")
 EQUITY = "2*p_win - 1 + p_wg - p_lg + p_wbg - p_lbg  (cubeless points per game for that player)"
 SWAP = "(1 - p_win, p_lg, p_lbg, p_wg, p_wbg)  (the same probabilities seen from the opponent)"
+# how abak-rl decides the cube with any net (engine/cube.py, agents/cube_policies.py, docs/cube.md)
+CUBE = {
+    "probabilities": "the five outputs of the player to move before its roll, swap(net(flip(position)))",
+    "money": "Janowski's cubeful equity x * live + (1 - x) * cubeless, the live cube's take and cash "
+             "points from the gammon and backgammon rates; double when min(double-take, double-pass) "
+             "> no double, take when double-take < double-pass",
+    "efficiency": "x by position class (GNU Backgammon's): 0.68 with contact; in a race 0.55 + 0.00125 x "
+                  "the pips of the player to move, clamped to 0.6..0.7; 0.6 when both sides bear off",
+    "match": "match-winning chances through the match equity table, with gnubg's live-cube cash points "
+             "per cube level, dead cubes, the Crawford game and post-Crawford play; checker play at a "
+             "match score picks the afterstate with the highest match-winning chance",
+    "match_equity_table": "kazaross-xg2 (abak_rl/data/met_kazaross_xg2.json, to 25 points)",
+    "ply": "0 by default; evaluate cube_ply=1 and hint --ply 1 look one roll ahead",
+}
 
 
 def load_checkpoint_net(path: str | Path):
@@ -117,6 +131,7 @@ def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
                                   "p_lbg = min(p_lbg, p_lg) (abak-rl does)",
                     "perspective": PERSPECTIVE, "equity": EQUITY, "swap_perspective": SWAP},
         "network": network_card(shape),
+        "cube": CUBE,
         "training": {
             "games": counters.get("games"),
             "updates": counters.get("updates"),
