@@ -18,8 +18,10 @@ reported too (with --threads 1, games per CPU-second is what one idle core would
 Runs exactly the trainer's loop (SelfPlay.step + SampleQueue + td_update, default net and config)
 with timers around its parts: move generation, feature encoding, the net's forward passes for
 play, the rest of self-play (choice, bookkeeping), lambda-returns, and the gradient steps (their
-own features, forward and backward included). A fresh net plays long, random-looking games, so
-`--warmup` games are trained first and not timed; `--checkpoint` starts from a trained net.
+own features, forward and backward included). Each timer counts its own time only: Acey-deucey's
+move generation scores its 1-2 plays (train.one_two_top_k), and that counts as features and
+forward. A fresh net plays long, random-looking games, so `--warmup` games are trained first and
+not timed; `--checkpoint` starts from a trained net.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from abak_rl.model.net import build_net, routed
 from abak_rl.model.scorer import Scorer
 from abak_rl.train import config as cfgmod
 from abak_rl.train.checkpoint import build_net_from, load_checkpoint
+from abak_rl.train.executors import one_two_k
 from abak_rl.train.run import lr_at, make_optimizer, make_variant
 from abak_rl.train.selfplay import SelfPlay
 from abak_rl.train.td import SampleQueue, td_update
@@ -57,11 +60,22 @@ class Timed:
         return _timer(attr, self._label) if name == self._method else attr
 
 
+_NESTED: list[float] = []           # time spent in timed calls inside the running timed call
+
+
 def _timer(fn, label: str):
+    """fn, adding its own time (without the timed calls it makes: Acey-deucey's move generation
+    scores the 1-2 plays) to TIMES under the current phase."""
     def timed(*a, **k):
         t = time.perf_counter()
-        out = fn(*a, **k)
-        TIMES[f"{PHASE[0]}/{label}"] += time.perf_counter() - t
+        _NESTED.append(0.0)
+        try:
+            out = fn(*a, **k)
+        finally:
+            dt, inner = time.perf_counter() - t, _NESTED.pop()
+            TIMES[f"{PHASE[0]}/{label}"] += dt - inner
+            if _NESTED:
+                _NESTED[-1] += dt
         return out
     return timed
 
@@ -75,16 +89,10 @@ class TimedNet(torch.nn.Module):
             self.nets = [TimedNet(sub) for sub in net.nets]
 
     def forward(self, x):
-        t = time.perf_counter()
-        y = self.inner(x)
-        TIMES[f"{PHASE[0]}/forward"] += time.perf_counter() - t
-        return y
+        return _timer(self.inner, "forward")(x)
 
     def forward_routed(self, x):
-        t = time.perf_counter()
-        y = routed(self.inner, x)
-        TIMES[f"{PHASE[0]}/forward"] += time.perf_counter() - t
-        return y
+        return _timer(lambda v: routed(self.inner, v), "forward")(x)
 
 
 def gnubg_selfplay(n_games: int, seed: int = 0) -> dict:
@@ -140,7 +148,7 @@ def measure(args):
     else:
         scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"),
                         Timed(variant, "legal_afterstates", "movegen"), torch.device("cpu"))
-    play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns))
+    play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns), one_two_k=one_two_k(cfg))
     queue = SampleQueue(variant.width, skip=scorer.exact_mask if scorer.bearoff else None)
     games = turns = positions = 0
 

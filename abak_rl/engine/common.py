@@ -179,3 +179,15 @@ def segment_random(u: np.ndarray, parent: np.ndarray, n_positions: int) -> np.nd
     counts = np.bincount(parent, minlength=n_positions)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     return starts + np.minimum((u * counts).astype(np.int64), counts - 1)
+
+
+def segment_top_k(scores: np.ndarray, parent: np.ndarray, k: int) -> np.ndarray:
+    """Mask of each position's k highest-scoring rows (the first ones on ties): one stable
+    sort by (parent, -score), then each row's rank inside its position."""
+    scores, parent = np.asarray(scores), np.asarray(parent)
+    order = np.lexsort((-scores, parent))
+    p = parent.take(order)
+    rank = np.arange(p.size) - np.searchsorted(p, p)
+    mask = np.zeros(p.size, dtype=bool)
+    mask[order[rank < k]] = True
+    return mask

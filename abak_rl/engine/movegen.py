@@ -31,6 +31,8 @@ B positions and B rolls go in; every distinct legal afterstate of all of them co
 
 Acey-deucey's 1-2 is a 1-2 play followed by a double of the mover's choice: the afterstates are
 the union over the six doubles (the use-as-many-dice rules apply to each part on its own).
+A chooser may ask for only the part of the union under some of the 1-2 plays (one_two_filter:
+self-play scores the 1-2 plays first and expands the doubles under the best few).
 """
 
 from __future__ import annotations
@@ -383,12 +385,16 @@ def _duplicates(parent: np.ndarray, pair: np.ndarray) -> np.ndarray:
 
 
 def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool = False,
-                      acey_deucey: bool = False, enter_all_before_moving: bool = False
-                      ) -> Afterstates:
+                      acey_deucey: bool = False, enter_all_before_moving: bool = False,
+                      one_two_filter=None) -> Afterstates:
     """All distinct legal afterstates for a batch of classic positions and rolls.
 
     boards: int8 [B, 30] (see board.py), seen from the mover; dice: [B, 2] values 1..6.
     acey_deucey: a roll of 1-2 continues with a double of the mover's choice (union over the six).
+    one_two_filter: None (the full union), or a function (boards [M, 30] of the distinct 1-2 plays'
+    positions, parent [M] non-decreasing) -> bool mask [M] of those under which the six doubles
+    are generated, at least one per parent: the 1-2 rows are then the part of the union under
+    them (a chooser's pruning, model.scorer.one_two_filter; the rules are unchanged).
     """
     boards = np.asarray(boards, dtype=np.int8)
     dice = np.asarray(dice)
@@ -420,7 +426,7 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool 
         for s in range(0, twelve.size, ONE_TWO_CHUNK):  # bounded memory: ~10^5 plays each
             t = twelve[s:s + ONE_TWO_CHUNK]
             p, r, c = _one_two_then_double(rows.take(t, axis=0), enter_all_before_moving,
-                                           with_plays)
+                                           with_plays, one_two_filter)
             parts.append((t.take(p), r, c))
         parent = np.concatenate([p for p, _, _ in parts])
         order = np.argsort(parent, kind="stable")
@@ -435,11 +441,17 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool 
     return Afterstates(boards=out[:, :WIDTH], parent=parent, plays=plays)
 
 
-def _one_two_then_double(rows, enter_all, track):
-    """Acey-deucey 1-2: each distinct 1-2 afterstate, then each of the six doubles from it;
-    the union deduplicated per position."""
+def _one_two_then_double(rows, enter_all, track, select=None):
+    """Acey-deucey 1-2: each distinct 1-2 afterstate (those `select` keeps, when given), then
+    each of the six doubles from it; the union deduplicated per position."""
     n = rows.shape[0]
     p, r, codes = _generate(rows, np.tile(np.array([[1, 2]]), (n, 1)), enter_all, track)
+    if select is not None:
+        sel = np.flatnonzero(select(r[:, :WIDTH], p))
+        if np.unique(p.take(sel)).size != n:
+            raise ValueError("one_two_filter must keep at least one 1-2 play per position")
+        p, r = p.take(sel), r.take(sel, axis=0)
+        codes = None if codes is None else codes.take(sel, axis=0)
     dbl = np.tile(np.arange(1, 7), r.shape[0])
     p2, r2, codes2 = _generate(np.repeat(r, 6, axis=0), np.stack([dbl, dbl], 1), enter_all, track)
     parent = p.take(p2 // 6)

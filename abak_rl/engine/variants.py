@@ -42,10 +42,27 @@ class ClassicVariant:
         row = cb.board_from_layout(cb.load_starting_layouts()[self.layout], pool=self.pool)
         return np.repeat(row[None], n, axis=0)
 
-    def legal_afterstates(self, boards: np.ndarray, dice: np.ndarray, with_plays: bool = False):
+    def legal_afterstates(self, boards: np.ndarray, dice: np.ndarray, with_plays: bool = False,
+                          one_two_filter=None):
+        """one_two_filter (Acey-deucey): only the 1-2 rows under the 1-2 plays it keeps
+        (engine.movegen.legal_afterstates); None: every legal afterstate."""
         return _classic_afterstates(boards, dice, with_plays=with_plays,
                                     acey_deucey=self.acey_deucey,
-                                    enter_all_before_moving=self.enter_all_before_moving)
+                                    enter_all_before_moving=self.enter_all_before_moving,
+                                    one_two_filter=one_two_filter)
+
+    def can_move(self, boards: np.ndarray) -> np.ndarray:
+        """True where the player to move has a legal play for at least one of the 21 rolls
+        (engine.deadlock). Exact without Acey-deucey's 1-2 union, which can be 10^5 rows: a 1-2
+        either moves in its 1-2 part or goes on from the position itself with a double, and
+        the double rolls try those."""
+        from .deadlock import ROLLS
+        boards = np.asarray(boards, dtype=np.int8)
+        rep = np.repeat(boards, len(ROLLS), axis=0)
+        after = _classic_afterstates(rep, np.tile(ROLLS, (boards.shape[0], 1)),
+                                     enter_all_before_moving=self.enter_all_before_moving)
+        changed = (np.ascontiguousarray(after.boards) != rep[after.parent]).any(axis=1)
+        return np.bincount(after.parent[changed] // len(ROLLS), minlength=boards.shape[0]) > 0
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         return cb.flip(boards)

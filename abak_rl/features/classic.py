@@ -12,6 +12,7 @@ td198 (version 1), for an afterstate seen from the player P who just moved, oppo
 td198_pool (version 1) = td198 + 198, 199: P's / O's checkers not yet entered (pool) / 15.
 
 The 192 point units come from one table lookup per point (count -15..15 -> 8 units).
+td198_pool also packs (features.Packing): 24 point codes + units 192..199, 32 numbers a row.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import board as cb
-from . import FeatureSet
+from . import FeatureSet, Packing
 
 
 def _point_table() -> np.ndarray:
@@ -36,25 +37,69 @@ POINT_TABLE = _point_table()
 _POINT_WORDS = np.ascontiguousarray(POINT_TABLE).view(np.uint64)
 
 
-def _encode(boards: np.ndarray, again: np.ndarray, pool: bool) -> np.ndarray:
-    n = boards.shape[0]
-    out = np.empty((n, 200 if pool else 198), dtype=np.float32)
-    pts = (boards[:, :cb.N_POINTS].astype(np.intp) + 15).ravel()
-    words = np.take(_POINT_WORDS, pts, axis=0)
-    out[:, :192] = words.view(np.float32).reshape(n, 192)
-    out[:, 192] = boards[:, cb.BAR] / 2.0
-    out[:, 193] = boards[:, cb.OPP_BAR] / 2.0
-    out[:, 194] = boards[:, cb.OFF] / 15.0
-    out[:, 195] = boards[:, cb.OPP_OFF] / 15.0
-    out[:, 196] = ~again
-    out[:, 197] = again
+def _point_units(codes: np.ndarray, out: np.ndarray) -> None:
+    """out[:, :192] = the point units of [N, 24] codes (count + 15)."""
+    words = np.take(_POINT_WORDS, codes.astype(np.intp).ravel(), axis=0)
+    out[:, :192] = words.view(np.float32).reshape(codes.shape[0], 192)
+
+
+def _other_units(boards: np.ndarray, again: np.ndarray, out: np.ndarray, pool: bool) -> None:
+    """out[:, :6 or 8] = units 192.. (bar, off, turn, and the pool when `pool`)."""
+    out[:, 0] = boards[:, cb.BAR] / 2.0
+    out[:, 1] = boards[:, cb.OPP_BAR] / 2.0
+    out[:, 2] = boards[:, cb.OFF] / 15.0
+    out[:, 3] = boards[:, cb.OPP_OFF] / 15.0
+    out[:, 4] = ~again
+    out[:, 5] = again
     if pool:
-        out[:, 198] = boards[:, cb.POOL] / 15.0
-        out[:, 199] = boards[:, cb.OPP_POOL] / 15.0
+        out[:, 6] = boards[:, cb.POOL] / 15.0
+        out[:, 7] = boards[:, cb.OPP_POOL] / 15.0
+
+
+def _encode(boards: np.ndarray, again: np.ndarray, pool: bool) -> np.ndarray:
+    out = np.empty((boards.shape[0], 200 if pool else 198), dtype=np.float32)
+    _point_units(boards[:, :cb.N_POINTS] + 15, out)
+    _other_units(boards, again, out[:, 192:], pool)
     return out
+
+
+# td198_pool packed (features.Packing): one code per point (its count + 15), then the 8 other
+# units. Acey-deucey's 1-2 has thousands of afterstates to score: as table sums the first layer
+# costs 24 row additions instead of a 200-wide product, and the encoding is a copy.
+POOL_PACKED_SIZE = 32
+
+
+def _pack_pool(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+    """float32 [N, 32]: 24 point codes, then units 192..199."""
+    boards = np.asarray(boards)
+    again = np.zeros(boards.shape[0], dtype=bool) if again is None else np.asarray(again, dtype=bool)
+    out = np.empty((boards.shape[0], POOL_PACKED_SIZE), dtype=np.float32)
+    out[:, :cb.N_POINTS] = boards[:, :cb.N_POINTS] + 15
+    _other_units(boards, again, out[:, cb.N_POINTS:], pool=True)
+    return out
+
+
+def _unpack_pool(packed: np.ndarray) -> np.ndarray:
+    """The dense float32 [N, 200] encoding of packed rows."""
+    packed = np.asarray(packed, dtype=np.float32)
+    out = np.empty((packed.shape[0], 200), dtype=np.float32)
+    _point_units(packed[:, :cb.N_POINTS], out)
+    out[:, 192:] = packed[:, cb.N_POINTS:]
+    return out
+
+
+def _point_tables(weight):
+    """[24 * 31, H] for a first layer W [H, 200]: row p * 31 + c is W_p @ POINT_TABLE[c]."""
+    import torch   # only the scorer calls this; the encoding itself stays NumPy-only
+    w = weight.detach()
+    hidden = w.shape[0]
+    table = torch.from_numpy(POINT_TABLE).to(w.device)
+    return torch.einsum("ck,hpk->pch", table, w[:, :192].reshape(hidden, cb.N_POINTS, 8)).reshape(-1, hidden)
 
 
 TD198 = FeatureSet("td198", 1, 198, ("standard", "nackgammon"), cb.WIDTH,
                    lambda b, a: _encode(b, a, pool=False))
 TD198_POOL = FeatureSet("td198_pool", 1, 200, ("acey_deucey",), cb.WIDTH,
-                        lambda b, a: _encode(b, a, pool=True))
+                        lambda b, a: _encode(b, a, pool=True),
+                        packing=Packing(POOL_PACKED_SIZE, cb.N_POINTS, _pack_pool, _unpack_pool,
+                                        _point_tables, np.arange(cb.N_POINTS, dtype=np.int64) * 31))

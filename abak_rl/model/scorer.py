@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..engine.common import segment_argmax as segment_best  # one rule for every chooser
+from ..engine.common import segment_top_k
 from .net import cumulative, equity, outcome_probs, routed
 
 CHUNK = 65_536  # rows per forward pass: bounds memory on Acey-deucey's huge 1-2 fan-outs
@@ -138,6 +139,30 @@ class Scorer:
             from ..engine.bearoff import bearoff_probs
             out[db] = bearoff_probs(boards[db])
         return out
+
+
+def one_two_filter(scorer: Scorer, k: int):
+    """Acey-deucey's 1-2 choice pruned to the k best 1-2 plays (train.one_two_top_k), as an
+    engine one_two_filter.
+
+    A 1-2 continues with a double of the mover's choice: the union can reach 10^5 afterstates,
+    while the 1-2 plays are tens. They are scored as afterstates after which the mover moves
+    again (the turn units say so), the k best kept, and only their six doubles generated and
+    scored: about k / (number of 1-2 plays) of the work (docs/training.md has the measured
+    agreement with the full choice)."""
+    def best_k(boards: np.ndarray, parent: np.ndarray) -> np.ndarray:
+        e = equity(scorer.probs(boards, np.ones(boards.shape[0], dtype=bool)))
+        return segment_top_k(e, parent, k)
+    return best_k
+
+
+def candidate_afterstates(variant, scorer: Scorer, boards: np.ndarray, dice: np.ndarray,
+                          one_two_k: int = 0):
+    """The afterstates a 0-ply chooser scores: every legal one, except that with one_two_k > 0
+    Acey-deucey's 1-2 offers only those under its one_two_k best 1-2 plays (one_two_filter)."""
+    if one_two_k <= 0 or not getattr(variant, "acey_deucey", False):
+        return variant.legal_afterstates(boards, dice)
+    return variant.legal_afterstates(boards, dice, one_two_filter=one_two_filter(scorer, one_two_k))
 
 
 def best_afterstates(scorer: Scorer, after, dice: np.ndarray, n: int, keep: dict | None = None):

@@ -115,6 +115,7 @@ CHECKS = {
     "train.epsilon": (_between(0, 1), "a number in [0, 1]"),
     "train.grad_clip": (_optional(_positive), "a number > 0 or null"),
     "train.max_turns": (_positive_int, "an integer >= 1"),
+    "train.one_two_top_k": (_nonneg_int, "an integer >= 0 (0 = every 1-2 play, the exact union)"),
     "train.checkpoint_every": (_nonneg_int, "an integer >= 0 (0 = only latest at the end)"),
     "train.log_every": (_positive_int, "an integer >= 1"),
     "train.keep_last": (_optional(_nonneg_int), "an integer >= 0 or null (0 or null = keep all)"),

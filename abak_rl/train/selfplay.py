@@ -21,7 +21,7 @@ from ..engine import dice as dice_mod
 from ..engine.common import segment_random
 from ..engine.deadlock import turn_result
 from ..model.net import outcome_probs
-from ..model.scorer import best_afterstates, chosen_features
+from ..model.scorer import best_afterstates, candidate_afterstates, chosen_features
 
 _EXPLORE_SEED = 0x5EED_E4B1
 
@@ -41,8 +41,13 @@ class FinishedGames:
 
 
 class SelfPlay:
-    def __init__(self, variant, n_games: int, seed: int, max_turns: int = 2000):
+    """one_two_k (train.one_two_top_k): Acey-deucey's 1-2 is chosen among the afterstates under
+    its one_two_k best 1-2 plays only (model.scorer.one_two_filter; 0 = the full union). Every
+    play is legal; epsilon's random plays are drawn from the same candidates."""
+
+    def __init__(self, variant, n_games: int, seed: int, max_turns: int = 2000, one_two_k: int = 0):
         self.variant, self.B, self.seed, self.max_turns = variant, n_games, seed, max_turns
+        self.one_two_k = int(one_two_k)
         self.next_id = 0
         self.aborted = 0
         W = variant.width
@@ -76,7 +81,7 @@ class SelfPlay:
 
     def step(self, scorer, epsilon: float = 0.0) -> FinishedGames:
         v, B = self.variant, self.B
-        after = v.legal_afterstates(self.boards, self.dice)
+        after = candidate_afterstates(v, scorer, self.boards, self.dice, self.one_two_k)
         keep: dict = {}
         chosen, probs = best_afterstates(scorer, after, self.dice, B, keep)
         if epsilon > 0:
