@@ -1,0 +1,44 @@
+"""scripts/widen_net.py: a wider net that computes the same, and a run that continues from it."""
+
+import sys
+from pathlib import Path
+
+import torch
+
+from abak_rl.features import get_feature_set
+from abak_rl.train.checkpoint import build_net_from, load_checkpoint
+from abak_rl.train.run import main as train_main
+
+from test_train import tiny
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+
+def test_widened_net_computes_the_same_and_resumes(tmp_path, capsys):
+    import widen_net
+    assert train_main(tiny(tmp_path, "train.games=32", "model.phases=contact_race",
+                           "model.features=expert")) == 0
+    src = tmp_path / "ckpt" / "t" / "latest.pt"
+    out = tmp_path / "wide.pt"
+    assert widen_net.main([str(src), str(out), "--noise", "0"]) == 0
+    old, new = load_checkpoint(src), load_checkpoint(out)
+    assert new["model"]["hidden"] == 2 * old["model"]["hidden"] == 16
+    fs = get_feature_set("expert")
+    a, b = build_net_from(old, fs), build_net_from(new, fs)
+    x = torch.rand(300, fs.size)
+    x[:, fs.class_unit] = (torch.rand(300) > 0.5).float()       # both phase nets
+    assert (a(x) - b(x)).abs().max() < 1e-5
+    # with noise the copies differ, and the outputs move only a little
+    assert widen_net.main([str(src), str(tmp_path / "noisy.pt"), "--noise", "0.05"]) == 0
+    c = build_net_from(load_checkpoint(tmp_path / "noisy.pt"), fs)
+    d = (a(x) - c(x)).abs().max()
+    assert 0 < d < 0.1
+    # training continues from the widened checkpoint, as a new run
+    # (the rest of the config, the widened shape included, comes from the checkpoint)
+    assert train_main([f"runs_dir={tmp_path}/runs", f"checkpoints_dir={tmp_path}/ckpt", "run=w",
+                       f"resume={out}", "train.games=64", "progress=false"]) == 0
+    cont = load_checkpoint(tmp_path / "ckpt" / "w" / "latest.pt")
+    assert cont["model"]["hidden"] == 16 and cont["counters"]["games"] >= 64
+    assert widen_net.main([str(src), str(tmp_path / "x.pt"), "--factor", "1"]) == 2
+    assert widen_net.main([str(tmp_path / "missing.pt"), str(tmp_path / "x.pt")]) == 2
+    assert "widen_net:" in capsys.readouterr().err
