@@ -63,3 +63,13 @@ def test_abak60_is_kept_as_a_named_baseline_opponent():
     assert agent.name == "abak60" and agent.model.features.name == "abak_stack"
     r = play_games(v, [agent, RandomAgent(3)], 12, seed=5)
     assert (r.winner == 0).mean() >= 0.75
+
+
+def test_acey_pre_is_kept_as_a_named_baseline_opponent():
+    from abak_rl.agents.registry import make_agent
+    v = get_variant("acey_deucey")
+    agent = make_agent("acey_pre", v)
+    assert agent.name == "acey_pre" and agent.model.features.name == "td198_pool"
+    assert agent.model.card["training"]["games"] == 5151
+    r = play_games(v, [agent, RandomAgent(3)], 8, seed=5)
+    assert (r.winner == 0).mean() >= 0.75
