@@ -151,3 +151,16 @@ def test_gammon_rates_compares_predicted_with_played(capsys, tmp_path):
     played = r["played"]
     assert 0 <= played["backgammons"]["rate"] <= played["gammons"]["rate"] <= 1
     assert played["gammons"]["ci95"] > 0
+
+
+def test_probs_vs_gnubg_splits_the_difference_by_class(capsys):
+    import probs_vs_gnubg
+    assert probs_vs_gnubg.main(["--agent", "pubeval", "--games", "2", "--positions", "10"]) == 2
+    capsys.readouterr()
+    assert probs_vs_gnubg.main(["--games", "24", "--positions", "2000", "--seed", "3"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    c = r["classes"]
+    assert sum(v["positions"] for v in c.values()) == r["positions"]
+    assert c["contact"]["positions"] > 0 and c["bearoff"]["positions"] > 0
+    # both programs read bear-offs from an exact database: they agree there
+    assert c["bearoff"]["mean_abs_equity_diff"] < 0.01 < c["contact"]["mean_abs_equity_diff"]

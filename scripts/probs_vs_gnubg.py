@@ -1,0 +1,96 @@
+#!/usr/bin/env python
+"""Where a net's evaluations differ from GNU Backgammon 0-ply's: by position class.
+
+    python scripts/probs_vs_gnubg.py [--agent export:checkpoints/pretrained/standard]
+                                     [--games 400] [--positions 6000] [--seed 11] [--json F]
+
+Positions before a roll come from the agent's own self-play (`--games` games, every turn), and
+`--positions` of them are drawn at random. For each, the agent's five probabilities for the
+player on roll and gnubg-nn's 0-ply ones give two cubeless equities; reported per class
+(contact, race, bear-off: both sides home, valued by the exact database in both programs) are
+the count, the mean |difference| of equity and of the win chance, and the mean difference
+(ours - gnubg). A diagnostic for the strength issue: which class of positions holds the gap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+NET = "export:checkpoints/pretrained/standard"
+
+
+def classes(rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Masks of contact, race (not bear-off) and bear-off positions (the mover's view)."""
+    from abak_rl.engine import board as cb
+    from abak_rl.engine.bearoff import is_bearoff
+    pts = rows[:, :cb.N_POINTS].astype(np.int64)
+    idx = np.arange(1, cb.N_POINTS + 1)
+    my_back = np.where(rows[:, cb.BAR] > 0, 25, np.where(pts > 0, idx, 0).max(1))
+    opp_back = np.where(rows[:, cb.OPP_BAR] > 0, 0, np.where(pts < 0, idx, 25).min(1))
+    race = my_back < opp_back
+    bo = is_bearoff(rows)
+    return {"contact": ~race, "race": race & ~bo, "bearoff": bo}
+
+
+def measure(spec: str, games: int, n_positions: int, seed: int) -> dict:
+    from abak_rl.agents.registry import make_agent
+    from abak_rl.engine.game import play_games
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.evaluate.cube_match import probs_fn_for
+    from abak_rl.model.outcomes import equity
+    from compare_cube_gnubg import gnubg_probs
+    variant = get_variant("standard")
+    agent = make_agent(spec, variant, seed)
+    fn = probs_fn_for(agent)
+    if fn is None:
+        raise ValueError(f"{spec} has no evaluator: use a checkpoint:, export: or onnx: agent")
+    seen = []
+    play_games(variant, [agent, agent], games, seed,
+               on_turn=lambda ids, seats, before, chosen, plays, result: seen.append(before.copy()))
+    rows = np.concatenate(seen)
+    rng = np.random.default_rng(seed)
+    rows = rows[rng.permutation(len(rows))[:n_positions]]
+    ours, theirs = np.asarray(fn(variant, rows), dtype=np.float64), gnubg_probs(rows)
+    d_eq, d_win = equity(ours) - equity(theirs), ours[:, 0] - theirs[:, 0]
+    out = {"agent": spec, "games": games, "positions": int(len(rows)), "seed": seed, "classes": {}}
+    for name, m in classes(rows).items():
+        out["classes"][name] = {"positions": int(m.sum()),
+                                "mean_abs_equity_diff": round(float(np.abs(d_eq[m]).mean()), 4) if m.any() else None,
+                                "mean_equity_diff": round(float(d_eq[m].mean()), 4) if m.any() else None,
+                                "mean_abs_win_diff": round(float(np.abs(d_win[m]).mean()), 4) if m.any() else None}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--agent", default=NET)
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--positions", type=int, default=6000)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--json", help="also write the result here")
+    a = ap.parse_args(argv)
+    if a.games < 1 or a.positions < 1:
+        print("probs_vs_gnubg: --games and --positions must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        res = measure(a.agent, a.games, a.positions, a.seed)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"probs_vs_gnubg: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(res, indent=2)
+    print(text)
+    if a.json:
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
