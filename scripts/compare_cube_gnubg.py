@@ -47,7 +47,6 @@ that further runs skip the self-play games.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -314,18 +313,9 @@ def main(argv=None) -> int:
     if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
-    try:
-        res = compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window, a.cube_ply,
-                      a.cache, a.length, scores, a.probs)
-    except (ValueError, RuntimeError, OSError) as exc:
-        print(f"compare_cube_gnubg: {exc}", file=sys.stderr)
-        return 2
-    text = json.dumps(res, indent=2)
-    print(text)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(text + "\n")
-    return 0
+    from report import emit
+    return emit("compare_cube_gnubg", lambda: compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window,
+                                                      a.cube_ply, a.cache, a.length, scores, a.probs), a.json)
 
 
 if __name__ == "__main__":

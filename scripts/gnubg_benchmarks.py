@@ -20,7 +20,6 @@ Default agent: the shipped standard net, export:checkpoints/pretrained/standard.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -109,20 +108,10 @@ def main(argv=None) -> int:
     if "checkpoint:" in a.agent:       # small batched forward passes: one thread is fastest
         import torch
         torch.set_num_threads(1)
-    try:
-        if a.what == "judge":
-            res = judge(a.agent, a.games, a.plies, a.seed)
-        else:
-            res = match(a.agent, a.ply, a.gnubg_plies, a.games, a.seed)
-    except (ValueError, RuntimeError, OSError) as exc:
-        print(f"gnubg_benchmarks: {exc}", file=sys.stderr)
-        return 2
-    text = json.dumps(res, indent=2)
-    print(text)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(text + "\n")
-    return 0
+    from report import emit
+    if a.what == "judge":
+        return emit("gnubg_benchmarks", lambda: judge(a.agent, a.games, a.plies, a.seed), a.json)
+    return emit("gnubg_benchmarks", lambda: match(a.agent, a.ply, a.gnubg_plies, a.games, a.seed), a.json)
 
 
 if __name__ == "__main__":

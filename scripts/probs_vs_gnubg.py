@@ -15,7 +15,6 @@ the count, the mean |difference| of equity and of the win chance, and the mean d
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -79,17 +78,8 @@ def main(argv=None) -> int:
     if a.games < 1 or a.positions < 1:
         print("probs_vs_gnubg: --games and --positions must be >= 1", file=sys.stderr)
         return 2
-    try:
-        res = measure(a.agent, a.games, a.positions, a.seed)
-    except (ValueError, RuntimeError, OSError) as exc:
-        print(f"probs_vs_gnubg: {exc}", file=sys.stderr)
-        return 2
-    text = json.dumps(res, indent=2)
-    print(text)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(text + "\n")
-    return 0
+    from report import emit
+    return emit("probs_vs_gnubg", lambda: measure(a.agent, a.games, a.positions, a.seed), a.json)
 
 
 if __name__ == "__main__":
