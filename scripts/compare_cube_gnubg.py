@@ -119,8 +119,10 @@ def candidate_positions(agent, variant, games: int, seed: int, x, window, cache:
             z = np.load(cache)
             if np.array_equal(z["key"], key):
                 return z["rows"], z["values"], z["owners"]
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(f"--cache {cache}: not a positions file of this script ({exc})") from None
+        except (OSError, ValueError, KeyError, EOFError):
+            # numpy's own text would suggest loading pickles: never show it, say what is wrong
+            raise ValueError(f"--cache {cache}: not a positions file of this script (corrupt, "
+                             f"or written by something else); delete it or name another file") from None
         raise ValueError(f"--cache {cache} holds positions of other --games/--seed/--window; "
                          f"delete it or name another file")
     rows, values, owners = positions_from_games(agent, variant, games, seed, x)

@@ -127,6 +127,11 @@ def test_compare_cube_at_match_scores_with_a_position_cache(capsys, tmp_path):
     assert strip(again) == strip(r["scores"])
     assert compare_cube_gnubg.main(args[:2] + ["--games", "6"] + args[4:]) == 2
     assert "holds positions of other" in capsys.readouterr().err
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not an npz")
+    assert compare_cube_gnubg.main(args[:7] + [str(bad)] + args[8:]) == 2
+    err = capsys.readouterr().err
+    assert "not a positions file" in err and "pickle" not in err and err.count("\n") == 1
 
 
 @needs_gnubg
