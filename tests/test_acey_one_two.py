@@ -200,3 +200,17 @@ def test_the_pruning_script_reports_every_k(capsys):
     assert out["positions"] == 6 and set(out["k"]) == {"1", "1000"}
     assert out["k"]["1000"]["same_equity"] == 1.0 and out["k"]["1000"]["mean_loss"] == 0.0
     assert out["k"]["1"]["scored_per_position"] < out["union_per_position"]["mean"]
+
+
+@pytest.mark.parametrize("name", ["standard", "nackgammon"])
+def test_can_move_is_the_full_rules_answer_in_the_other_classic_variants(name):
+    v = get_variant(name)
+    blocked = blocked_positions(300, 2)
+    blocked[:, 26] += blocked[:, 28]            # no pool outside Acey-deucey: count those as off
+    blocked[:, 28] = 0
+    boards = np.concatenate([blocked, random_play_positions(v, 2, seed=6)[0][::3]])
+    v.validate(boards)
+    from abak_rl.engine.deadlock import _can_move_somehow
+    want = _can_move_somehow(_Generic(v), boards)
+    assert 20 < (~want).sum() < len(boards) - 20
+    assert np.array_equal(v.can_move(boards), want)

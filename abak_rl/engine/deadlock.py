@@ -4,8 +4,10 @@ In Abak Evolution, 5-checker columns, blocking Guards and traps can freeze a gam
 move has no legal play for any roll and neither has the opponent, so the position can never
 change (seen in random play, about one game in a thousand). The rule texts are silent; our
 decision (docs/rules-abak.md): the game ends at once and the player with the lower pip count wins
-a single game; on equal pip counts the player to move wins. The check is exact (all 21 rolls for
-both sides) and costs something, so game loops run it only for games whose last turn passed.
+a single game; on equal pip counts the player to move wins. The check is exact (can either side
+play some roll?) and runs only for games whose last turn passed; the variants answer it
+without generating the 21 rolls (classic: some die can move, movegen.can_move_some_die; Abak:
+abak.movegen.can_move).
 """
 
 from __future__ import annotations

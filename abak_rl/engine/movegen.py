@@ -201,6 +201,36 @@ def _bits(L: np.ndarray, own=None):
     return i, idx % 24 + (own >> SRC_BAR).take(i)
 
 
+def _root_masks(rows: np.ndarray, pool: bool):
+    """(own, open, blots, single) bitmasks of rows [B, PAD]: the mover's sources, the points it
+    may land on, the opposing blots, the sources holding exactly one checker."""
+    m = _masks(np.stack([rows > 0, rows >= -1, rows == -1, rows == 1], axis=1)) & _ROOT_MASKS
+    own_r, open_r, blots_r, single_r = np.ascontiguousarray(m.T)  # single: one checker there
+    if pool:
+        own_r |= (rows[:, POOL] > 0).astype(np.int64) << SRC_POOL
+        single_r |= (rows[:, POOL] == 1).astype(np.int64) << SRC_POOL
+    return own_r, open_r, blots_r, single_r
+
+
+def can_move_some_die(boards: np.ndarray, enter_all_before_moving: bool = False) -> np.ndarray:
+    """True where the player to move can make one movement with some die 1..6.
+
+    That is exactly "some roll has a legal play": every play starts with one movement of one
+    of its dice from the position itself (Acey-deucey's 1-2 too: its 1 or its 2, or, with no
+    1-2 movement, the first movement of the chosen double), and a die d that can move makes
+    the roll d-d playable. Six mask computations, no afterstates: the deadlock check after a
+    pass (engine.deadlock) used to generate all 21 rolls."""
+    boards = np.asarray(boards, dtype=np.int8)
+    rows = np.zeros((boards.shape[0], PAD), dtype=np.int8)
+    rows[:, :WIDTH] = boards
+    pool = bool(rows[:, POOL].any())
+    own, open_, _, _ = _root_masks(rows, pool)
+    movable = np.zeros(boards.shape[0], dtype=bool)
+    for die in range(1, 7):
+        movable |= _sources(own, open_, np.int64(die), pool, enter_all_before_moving) != 0
+    return movable
+
+
 def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     """All distinct afterstates of rows [B, PAD] and dice [B, 2] (no Acey-deucey 1-2 rule).
 
@@ -209,11 +239,7 @@ def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     B = rows.shape[0]
     rows_flat = rows.reshape(-1)
     pool = bool(rows[:, POOL].any())
-    m = _masks(np.stack([rows > 0, rows >= -1, rows == -1, rows == 1], axis=1)) & _ROOT_MASKS
-    own_r, open_r, blots_r, single_r = np.ascontiguousarray(m.T)  # single: one checker there
-    if pool:
-        own_r |= (rows[:, POOL] > 0).astype(np.int64) << SRC_POOL
-        single_r |= (rows[:, POOL] == 1).astype(np.int64) << SRC_POOL
+    own_r, open_r, blots_r, single_r = _root_masks(rows, pool)
     src_col = _SRC_COL if pool else None
 
     # layer 0: a non-double is two states (a then b, b then a), a double one; non-doubles first

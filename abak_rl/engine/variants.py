@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import board as cb
+from .movegen import can_move_some_die
 from .movegen import legal_afterstates as _classic_afterstates
 
 VARIANT_NAMES = ("standard", "nackgammon", "acey_deucey", "abak")
@@ -53,16 +54,9 @@ class ClassicVariant:
 
     def can_move(self, boards: np.ndarray) -> np.ndarray:
         """True where the player to move has a legal play for at least one of the 21 rolls
-        (engine.deadlock). Exact without Acey-deucey's 1-2 union, which can be 10^5 rows: a 1-2
-        either moves in its 1-2 part or goes on from the position itself with a double, and
-        the double rolls try those."""
-        from .deadlock import ROLLS
-        boards = np.asarray(boards, dtype=np.int8)
-        rep = np.repeat(boards, len(ROLLS), axis=0)
-        after = _classic_afterstates(rep, np.tile(ROLLS, (boards.shape[0], 1)),
-                                     enter_all_before_moving=self.enter_all_before_moving)
-        changed = (np.ascontiguousarray(after.boards) != rep[after.parent]).any(axis=1)
-        return np.bincount(after.parent[changed] // len(ROLLS), minlength=boards.shape[0]) > 0
+        (engine.deadlock), exactly: some die can make one movement (movegen.can_move_some_die,
+        which says why), without generating any afterstate."""
+        return can_move_some_die(boards, self.enter_all_before_moving)
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         return cb.flip(boards)
