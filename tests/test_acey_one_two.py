@@ -214,3 +214,15 @@ def test_can_move_is_the_full_rules_answer_in_the_other_classic_variants(name):
     want = _can_move_somehow(_Generic(v), boards)
     assert 20 < (~want).sum() < len(boards) - 20
     assert np.array_equal(v.can_move(boards), want)
+
+
+def test_a_run_saved_before_the_pruning_resumes_with_the_full_union():
+    # a checkpoint's config without train.one_two_top_k chose in the full union: resuming it
+    # must not switch to the new default (K = 2) unless the command line says so
+    composed = cfgmod.compose(["variant=acey_deucey"])
+    assert composed.train.one_two_top_k == 2
+    saved = cfgmod.OmegaConf.to_container(composed)
+    del saved["train"]["one_two_top_k"]
+    assert cfgmod.resume_config(saved, [], composed).train.one_two_top_k == 0
+    asked = cfgmod.compose(["variant=acey_deucey", "train.one_two_top_k=3"])
+    assert cfgmod.resume_config(saved, ["train.one_two_top_k=3"], asked).train.one_two_top_k == 3

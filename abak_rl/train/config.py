@@ -202,6 +202,10 @@ def variant_options(cfg: DictConfig) -> dict:
 
 # Keys a resumed run may not change: they would make it a different run.
 FROZEN_ON_RESUME = ("seed", "variant", "model", "train.batch_games")
+# Keys added since a run may have started whose new default would change how it plays: a run
+# saved without them resumes with the value that keeps it as it was (the command line may still
+# set them). train.one_two_top_k: Acey-deucey self-play chose in the full 1-2 union before.
+AS_BEFORE = {("train", "one_two_top_k"): 0}
 
 
 def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> DictConfig:
@@ -217,7 +221,7 @@ def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> Di
             continue
         for k, v in new.items():
             if k not in old and not (section is None and isinstance(v, DictConfig)):
-                old[k] = v
+                old[k] = AS_BEFORE.get((section, k), v)
     for item in overrides:
         key = item.split("=", 1)[0].lstrip("+~")
         if key == "resume":
