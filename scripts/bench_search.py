@@ -47,25 +47,20 @@ SETTINGS = [("0-ply", 0, ROOT_FILTER), ("1-ply unfiltered", 1, NO_FILTER),
 
 
 def torch_agent(model, ply: int, root):
-    """A NeuralAgent on the export's weights (EvalNet + safetensors), or None with the reason."""
+    """A NeuralAgent on the export's weights (its safetensors), or None with the reason."""
     try:
         import torch
-        from safetensors.torch import load_file
 
         from abak_rl.agents.neural import NeuralAgent
-        from abak_rl.model.net import EvalNet
+        from abak_rl.export.exporters import load_export_net
         from abak_rl.model.scorer import Scorer
     except ImportError as e:
         return None, f"torch agent unavailable: {e}"
     torch.set_num_threads(1)
-    net_card = model.card["network"]
-    weights = Path(model.source) / "model.safetensors"
     try:
-        net = EvalNet(net_card["n_inputs"], net_card["hidden"], net_card["layers"], net_card["activation"])
-        net.load_state_dict(load_file(str(weights)))
+        _, net = load_export_net(model.source)
     except (KeyError, RuntimeError, OSError) as e:
         return None, f"torch agent unavailable: {e}"
-    net.eval()
     return NeuralAgent(Scorer(net, model.features, model.variant, torch.device("cpu")), ply=ply, root=root), ""
 
 

@@ -39,7 +39,6 @@ from abak_rl.model.net import build_net, routed
 from abak_rl.model.scorer import Scorer
 from abak_rl.train import config as cfgmod
 from abak_rl.train.checkpoint import build_net_from, load_checkpoint
-from abak_rl.train.executors import one_two_k
 from abak_rl.train.run import lr_at, make_optimizer, make_variant
 from abak_rl.train.selfplay import SelfPlay
 from abak_rl.train.td import SampleQueue, td_update
@@ -148,7 +147,7 @@ def measure(args):
     else:
         scorer = Scorer(TimedNet(net), Timed(fs, "encode", "features"),
                         Timed(variant, "legal_afterstates", "movegen"), torch.device("cpu"))
-    play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns), one_two_k=one_two_k(cfg))
+    play = SelfPlay(scorer.variant, int(T.batch_games), 0, int(T.max_turns), one_two_k=int(T.one_two_top_k))
     queue = SampleQueue(variant.width, skip=scorer.exact_mask if scorer.bearoff else None)
     games = turns = positions = 0
 

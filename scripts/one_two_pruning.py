@@ -28,7 +28,7 @@ import torch
 from abak_rl.engine.movegen import legal_afterstates
 from abak_rl.engine.variants import get_variant
 from abak_rl.features import feature_set_for, get_feature_set
-from abak_rl.model.net import equity, net_from_shape
+from abak_rl.model.net import equity
 from abak_rl.model.scorer import Scorer, best_afterstates, candidate_afterstates
 from abak_rl.train.selfplay import SelfPlay
 
@@ -39,16 +39,9 @@ def load_scorer(path: str, variant) -> Scorer:
     """A CPU Scorer for a checkpoint (.pt or run folder) or an export folder (its safetensors)."""
     p = Path(path)
     if (p / "model_card.json").is_file():
-        from safetensors.torch import load_file
-        card = json.loads((p / "model_card.json").read_text())
+        from abak_rl.export.exporters import load_export_net
+        card, net = load_export_net(p)
         fs = get_feature_set(card["feature_set"]["name"])
-        net_card = card["network"]
-        if net_card.get("type") != "mlp":
-            sys.exit(f"{path}: only single-net exports are read here (got {net_card.get('type')!r}); "
-                     f"pass the checkpoint instead")
-        shape = {k: net_card[k] for k in ("n_inputs", "hidden", "layers", "activation")}
-        net = net_from_shape(shape)
-        net.load_state_dict(load_file(str(p / "model.safetensors")))
     else:
         from abak_rl.train.checkpoint import build_net_from, load_checkpoint
         data = load_checkpoint(p)

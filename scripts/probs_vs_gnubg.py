@@ -26,15 +26,11 @@ NET = "export:checkpoints/pretrained/standard"
 
 
 def classes(rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Masks of contact, race (not bear-off) and bear-off positions (the mover's view)."""
-    from abak_rl.engine import board as cb
+    """Masks of contact, race (not bear-off) and bear-off positions (the mover's view), by the
+    rules the nets themselves route on (features.expert.is_race, engine.bearoff.is_bearoff)."""
     from abak_rl.engine.bearoff import is_bearoff
-    pts = rows[:, :cb.N_POINTS].astype(np.int64)
-    idx = np.arange(1, cb.N_POINTS + 1)
-    my_back = np.where(rows[:, cb.BAR] > 0, 25, np.where(pts > 0, idx, 0).max(1))
-    opp_back = np.where(rows[:, cb.OPP_BAR] > 0, 0, np.where(pts < 0, idx, 25).min(1))
-    race = my_back < opp_back
-    bo = is_bearoff(rows)
+    from abak_rl.features.expert import is_race
+    race, bo = is_race(rows), is_bearoff(rows)
     return {"contact": ~race, "race": race & ~bo, "bearoff": bo}
 
 

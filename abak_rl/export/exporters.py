@@ -73,6 +73,23 @@ def load_checkpoint_net(path: str | Path):
     return data, net, fs
 
 
+def load_export_net(folder: str | Path):
+    """(model card, torch net in eval mode) of an `abak-rl export` folder, from its safetensors
+    file: the trainer's own net class (EvalNet or PhasedNet, by the card's network shape), for
+    tools that need torch on an exported net (benchmarks, studies)."""
+    from safetensors.torch import load_file
+
+    from ..model.net import net_from_shape
+    folder = Path(folder)
+    card = json.loads((folder / inf.CARD_NAME).read_text())
+    net_card = card["network"]
+    shape = {k: net_card[k] for k in ("n_inputs", "hidden", "layers", "activation", "phases",
+                                       "class_unit") if k in net_card}
+    net = net_from_shape(shape)
+    net.load_state_dict(load_file(str(folder / inf.WEIGHT_FILES["safetensors"])))
+    return card, net.eval()
+
+
 def variant_options(config: dict) -> dict:
     """get_variant() options recorded in a checkpoint's config (e.g. a non-default start)."""
     v = dict((config or {}).get("variant") or {})

@@ -105,11 +105,6 @@ class LocalExecutor:
         return getattr(self.play, name)
 
 
-def one_two_k(cfg: DictConfig) -> int:
-    """train.one_two_top_k (0, the full union, for configs saved before the key existed)."""
-    return int(OmegaConf.select(cfg, "train.one_two_top_k", default=0))
-
-
 def make_executor(cfg: DictConfig, variant, scorer=None, local=SelfPlay):
     """The self-play executor the config asks for (`executor: local | ray`).
 
@@ -121,7 +116,7 @@ def make_executor(cfg: DictConfig, variant, scorer=None, local=SelfPlay):
     name = executor_name(cfg)
     if name == "local":
         return LocalExecutor(local(variant, int(T.batch_games), int(cfg.seed), int(T.max_turns),
-                                   one_two_k=one_two_k(cfg)))
+                                   one_two_k=int(T.one_two_top_k)))
     if name == "ray":
         if not ray_available():
             from .config import ConfigError

@@ -88,11 +88,10 @@ def weights_to_numpy(net: torch.nn.Module) -> dict:
 def worker_spec(cfg: DictConfig) -> dict:
     """Everything an actor needs to rebuild the variant, feature set and net (plain data)."""
     from .config import variant_options
-    from .executors import one_two_k
     return {"variant": str(cfg.variant.name), "variant_options": variant_options(cfg),
             "features": str(cfg.model.features), "model": OmegaConf.to_container(cfg.model, resolve=True),
             "batch_games": int(cfg.train.batch_games), "max_turns": int(cfg.train.max_turns),
-            "one_two_k": one_two_k(cfg), "threads": int(cfg.threads)}
+            "one_two_k": int(cfg.train.one_two_top_k), "threads": int(cfg.threads)}
 
 
 class SelfPlayWorker:
@@ -109,7 +108,7 @@ class SelfPlayWorker:
         self.net = build_net(features.size, spec["model"], features)
         self.scorer = Scorer(self.net, features, variant, torch.device("cpu"))
         self.play_ = SelfPlay(variant, int(spec["batch_games"]), int(seed), int(spec["max_turns"]),
-                              one_two_k=int(spec.get("one_two_k", 0)))
+                              one_two_k=int(spec["one_two_k"]))
         self.width, self.seed, self.version = variant.width, int(seed), None
 
     def play(self, version: int, weights: list, steps: int, epsilon: float):
