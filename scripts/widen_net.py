@@ -12,6 +12,13 @@ so that they can drift apart. Every phase net of a PhasedNet is widened. The opt
 fresh (Adam moments of the old shape do not fit); self-play, queue, counters and random states
 are kept, so `abak-rl train resume=OUT run=NAME` continues from the widened net. Used for the
 "does a bigger net break the plateau" A/B in docs/BENCHMARKS.md (issue 12).
+
+    python scripts/widen_net.py checkpoints/std-expert/latest.pt checkpoints/std-e2/start.pt \
+        --features expert2
+
+--features NAME instead moves the net to a feature set that extends its own (the old units
+first, new ones after them, e.g. expert -> expert2): the first layers get zero weights for the
+new inputs, so the net still computes the same thing, and training learns what they are worth.
 """
 
 from __future__ import annotations
@@ -68,6 +75,34 @@ def widen_checkpoint(data: dict, factor: int, noise: float, seed: int) -> dict:
     return new
 
 
+def add_inputs_checkpoint(data: dict, name: str) -> dict:
+    """A resumable checkpoint payload of the same net on feature set `name`, whose first units
+    are the old set's: zero weights for the new inputs (fresh optimizer state)."""
+    from abak_rl.features import get_feature_set
+    from abak_rl.train.checkpoint import build_net_from
+    old = get_feature_set(data["config"]["model"]["features"])
+    new_fs = get_feature_set(name)
+    if new_fs.size <= old.size or data["variant"] not in new_fs.variants:
+        raise ValueError(f"feature set {name!r} does not extend {old.name!r} for {data['variant']!r}")
+    if new_fs.class_unit != old.class_unit:
+        raise ValueError(f"feature set {name!r} reads the position class from another unit than {old.name!r}")
+    new = {k: v for k, v in data.items() if k != "path"}
+    net = dict(data["net"])
+    for key in [k for k in net if _FIRST.match(k) and k.endswith("weight")]:
+        w = net[key]
+        net[key] = torch.cat([w, torch.zeros(w.shape[0], new_fs.size - w.shape[1], dtype=w.dtype)], 1)
+    new["net"] = net
+    new["features"] = new_fs.describe()
+    new["model"] = dict(data["model"], n_inputs=new_fs.size)
+    new["config"] = copy.deepcopy(data["config"])
+    new["config"]["model"]["features"] = name
+    model = build_net_from(dict(new, path="(new inputs)"), new_fs)
+    opt = (torch.optim.Adam if data["config"]["train"]["optimizer"] == "adam" else torch.optim.SGD)(
+        model.parameters(), lr=float(data["config"]["train"]["lr"]))
+    new["optimizer"] = opt.state_dict()
+    return new
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("checkpoint")
@@ -75,19 +110,26 @@ def main(argv=None) -> int:
     ap.add_argument("--factor", type=int, default=2)
     ap.add_argument("--noise", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--features", default=None, help="move to this extended feature set instead of widening")
     a = ap.parse_args(argv)
     if a.factor < 2 or a.noise < 0:
         print("widen_net: --factor must be >= 2 and --noise >= 0", file=sys.stderr)
         return 2
     try:
         data = load_checkpoint(a.checkpoint)
-        new = widen_checkpoint(data, a.factor, a.noise, a.seed)
+        if a.features:
+            new = add_inputs_checkpoint(data, a.features)
+        else:
+            new = widen_checkpoint(data, a.factor, a.noise, a.seed)
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(a.out, new)
     except (CheckpointError, ValueError, KeyError, OSError) as exc:
         print(f"widen_net: {exc}", file=sys.stderr)
         return 2
-    print(f"widen_net: {a.checkpoint} -> {a.out}: hidden {data['model']['hidden']} -> {new['model']['hidden']}")
+    if a.features:
+        print(f"widen_net: {a.checkpoint} -> {a.out}: inputs {data['model']['n_inputs']} -> {new['model']['n_inputs']}")
+    else:
+        print(f"widen_net: {a.checkpoint} -> {a.out}: hidden {data['model']['hidden']} -> {new['model']['hidden']}")
     return 0
 
 

@@ -7,7 +7,7 @@ from abak_rl.engine import board as cb
 from abak_rl.engine.variants import get_variant
 from abak_rl.export.sample import sample_afterstates
 from abak_rl.features import feature_set_for, get_feature_set
-from abak_rl.features import expert
+from abak_rl.features import expert, expert_compiled
 from abak_rl.features import expert_reference as ref
 
 FS = get_feature_set("expert")
@@ -17,10 +17,20 @@ def _unit(x, side, name):
     return x[198 + side * expert.SIDE_UNITS + expert.UNIT_NAMES.index(name)]
 
 
+ENCODERS = {"compiled": FS.encode, "numpy": expert.encode_numpy}
+
+
+def test_training_uses_the_compiled_encoder():
+    assert expert_compiled.AVAILABLE, "numba is a dependency: the compiled encoder must load"
+    boards, again = sample_afterstates(get_variant("standard"), 50, 4)
+    assert np.array_equal(FS.encode(boards, again), expert_compiled.encode(boards, again, expert.ESCAPES))
+
+
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
 @pytest.mark.parametrize("variant,seed", [("standard", 1), ("nackgammon", 2)])
-def test_batched_units_equal_the_reference_on_random_game_positions(variant, seed):
+def test_batched_units_equal_the_reference_on_random_game_positions(variant, seed, encoder):
     boards, again = sample_afterstates(get_variant(variant), 2500, seed)
-    x = FS.encode(boards, again)
+    x = ENCODERS[encoder](boards, again)
     want = np.array([ref.concept_units(b) for b in boards])
     diff = np.abs(x[:, 198:] - want)
     bad = np.flatnonzero(diff.max(1) > 1e-5)
@@ -28,7 +38,8 @@ def test_batched_units_equal_the_reference_on_random_game_positions(variant, see
     assert np.array_equal(x[:, :198], get_feature_set("td198").encode(boards, again))
 
 
-def test_bar_heavy_positions_equal_the_reference():
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
+def test_bar_heavy_positions_equal_the_reference(encoder):
     """Checkers on both bars (entering first) in every combination the rules allow."""
     rng = np.random.default_rng(5)
     boards, _ = sample_afterstates(get_variant("standard"), 1500, 9)
@@ -46,7 +57,7 @@ def test_bar_heavy_positions_equal_the_reference():
                 b[side_col] += 1
         rows.append(b)
     rows = cb.validate_boards(np.array(rows))
-    x = FS.encode(rows)
+    x = ENCODERS[encoder](rows, np.zeros(len(rows), dtype=bool))
     want = np.array([ref.concept_units(b) for b in rows])
     assert np.abs(x[:, 198:] - want).max() < 1e-5
 
@@ -170,3 +181,31 @@ def test_selfplay_keeps_the_features_it_scored_with_for_learning():
             checked += boards.shape[0]
     assert checked > 500
 
+
+
+def test_expert2_equals_the_reference_and_extends_expert():
+    fs2 = get_feature_set("expert2")
+    boards, again = sample_afterstates(get_variant("standard"), 1500, 8)
+    rng = np.random.default_rng(3)
+    for b in boards[::3]:                       # put checkers on the bars too
+        for side_col, sign in ((cb.BAR, 1), (cb.OPP_BAR, -1)):
+            pts = np.flatnonzero(b[:24] * sign > 0)
+            if pts.size and rng.random() < 0.5:
+                b[rng.choice(pts)] -= sign
+                b[side_col] += 1
+    boards = cb.validate_boards(boards)
+    x2 = fs2.encode(boards, again)
+    assert np.array_equal(x2[:, :FS.size], FS.encode(boards, again))
+    want = np.array([ref.expert2_units(b) for b in boards])
+    assert np.abs(x2[:, 198:] - want).max() < 1e-5
+    assert fs2.class_unit == FS.class_unit and (x2[:, FS.size:] != 0).any(axis=0).all()
+
+
+def test_expert2_known_pip_loss_and_contact():
+    # my blot on my 7 point, the opponent's checkers 6 away: every roll that hits (17) costs 18 pips
+    row = cb.row_from_points({7: 1, 6: 14, 13: -1, 1: -14})
+    x = get_feature_set("expert2").encode(row[None])[0]
+    assert x[240] * 864 == pytest.approx(17 * 18)
+    # the opponent's rearmost checker is on my 1 point (t = 1): all my checkers must pass it
+    assert x[241] * 167 == pytest.approx(7 + 14 * 6)
+    assert x[242] == 0

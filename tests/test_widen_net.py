@@ -42,3 +42,30 @@ def test_widened_net_computes_the_same_and_resumes(tmp_path, capsys):
     assert widen_net.main([str(src), str(tmp_path / "x.pt"), "--factor", "1"]) == 2
     assert widen_net.main([str(tmp_path / "missing.pt"), str(tmp_path / "x.pt")]) == 2
     assert "widen_net:" in capsys.readouterr().err
+
+
+def test_new_inputs_keep_the_net_and_resume_on_the_extended_feature_set(tmp_path, capsys):
+    import widen_net
+    assert train_main(tiny(tmp_path, "train.games=32", "model.phases=contact_race",
+                           "model.features=expert")) == 0
+    src = tmp_path / "ckpt" / "t" / "latest.pt"
+    out = tmp_path / "e2.pt"
+    assert widen_net.main([str(src), str(out), "--features", "expert2"]) == 0
+    old, new = load_checkpoint(src), load_checkpoint(out)
+    assert new["features"] == get_feature_set("expert2").describe() and new["model"]["n_inputs"] == 248
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.export.sample import sample_afterstates
+    boards, again = sample_afterstates(get_variant("standard"), 300, 2)
+    a = build_net_from(old, get_feature_set("expert"))
+    b = build_net_from(new, get_feature_set("expert2"))
+    with torch.no_grad():
+        ya = a(torch.from_numpy(get_feature_set("expert").encode(boards, again)))
+        yb = b(torch.from_numpy(get_feature_set("expert2").encode(boards, again)))
+    assert (ya - yb).abs().max() < 1e-5
+    assert train_main([f"runs_dir={tmp_path}/runs", f"checkpoints_dir={tmp_path}/ckpt", "run=e2",
+                       f"resume={out}", "train.games=64", "progress=false"]) == 0
+    cont = load_checkpoint(tmp_path / "ckpt" / "e2" / "latest.pt")
+    assert cont["features"]["name"] == "expert2" and cont["counters"]["games"] >= 64
+    # a set that does not extend the net's is refused with one line
+    assert widen_net.main([str(src), str(tmp_path / "bad.pt"), "--features", "td198"]) == 2
+    assert "does not extend" in capsys.readouterr().err

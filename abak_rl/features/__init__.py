@@ -13,6 +13,7 @@ again next (Acey-deucey's 1-2); otherwise the opponent is on roll.
     abak_stack   abak                   stack- and class-aware Abak encoding (see abak.py)
     abak_expert  abak                   abak_stack's units + Abak knowledge, packed (abak_expert.py)
     expert       standard, nackgammon   td198 + 42 concept units (hits, escapes, primes, ...)
+    expert2      standard, nackgammon   expert + 8 units (pip loss to hits, contact, mobility)
 """
 
 from __future__ import annotations
@@ -77,11 +78,12 @@ class Packing:
 
 def _registry() -> dict[str, FeatureSet]:
     from . import abak, abak_expert, classic, expert
-    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK, expert.EXPERT, abak_expert.ABAK_EXPERT]
+    sets = [classic.TD198, classic.TD198_POOL, abak.ABAK_STACK, expert.EXPERT, expert.EXPERT2,
+            abak_expert.ABAK_EXPERT]
     return {s.name: s for s in sets}
 
 
-FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack", "expert", "abak_expert")
+FEATURE_SET_NAMES = ("td198", "td198_pool", "abak_stack", "expert", "expert2", "abak_expert")
 DEFAULT_FOR_VARIANT = {"standard": "expert", "nackgammon": "expert", "acey_deucey": "td198_pool",
                        "abak": "abak_expert"}
 

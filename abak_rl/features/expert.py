@@ -48,9 +48,24 @@ Per side X (the other side Y), X's points numbered from X's view (X moves 24 -> 
                       position class the race net evaluates; same value for both sides
     +20  lead         (Y's pips - X's pips) / 50, clipped to [-1, 1]
 
+`expert2` (version 1, 248 units) = `expert` + 4 more units per side, after unit 239 (240..243
+for P, 244..247 for O), with Y's rearmost checker at X-point t (0 when Y has a checker on the
+bar; 26 when Y has none left):
+
+    +0   pip_loss     the sum over the 36 rolls of the most pips X loses to one hit (25 - p for
+                      a blot on X-point p) among the blots that roll lets Y hit (shot1's rules),
+                      / (36 * 24)
+    +1   break        pips X must still move for every checker to pass Y's rearmost: the sum of
+                      (p - t + 1) over X's checkers at p >= t (bar = 25), / 167
+    +2   free_pip     pips of X's checkers already past all of Y's (p < t), / 167
+    +3   mobility     the sum over d = 1..6 of X's points (the bar alone while X is on it) from
+                      which a checker moves d pips to a point Y has not made (1..24), / 90
+
 Every unit is computed for a whole batch with array operations: point sets as bitmasks (bit p
 for point p), shifts for moves, and lookup tables indexed by 12-point masks (escapes); a plain
 per-position reference (features/expert_reference.py) is checked against it in the tests.
+Training and play use the same bitmask logic compiled with Numba (expert_compiled.py, about 5x
+faster); this NumPy path (encode_numpy) stays as the fallback and as a second check.
 """
 
 from __future__ import annotations
@@ -58,7 +73,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import board as cb
-from . import FeatureSet
+from . import FeatureSet, expert_compiled
 from .classic import _encode as _encode_td198
 
 SIDE_UNITS = 21
@@ -315,7 +330,8 @@ def is_race(boards: np.ndarray) -> np.ndarray:
     return _race(b[:, cb.BAR], b[:, cb.OPP_BAR], m[0], m[3])
 
 
-def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+def encode_numpy(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """The encoding with NumPy array operations over the batch (the path without Numba)."""
     n = boards.shape[0]
     out = np.empty((n, SIZE), dtype=np.float32)
     out[:, :198] = _encode_td198(boards, again, pool=False)
@@ -344,4 +360,23 @@ def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
     return out
 
 
+def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """The compiled encoder (expert_compiled.py) where Numba is there, else encode_numpy."""
+    if expert_compiled.AVAILABLE:
+        return expert_compiled.encode(boards, again, ESCAPES)
+    return encode_numpy(boards, again)
+
+
 EXPERT = FeatureSet("expert", 1, SIZE, ("standard", "nackgammon"), cb.WIDTH, _encode, class_unit=RACE_UNIT)
+
+EXTRA_NAMES = ("pip_loss", "break", "free_pip", "mobility")
+SIZE2 = SIZE + 2 * len(EXTRA_NAMES)
+
+
+def _encode2(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
+    if not expert_compiled.AVAILABLE:
+        raise RuntimeError("feature set 'expert2' needs Numba (pip install numba); 'expert' works without it")
+    return expert_compiled.encode(boards, again, ESCAPES, extra=True)
+
+
+EXPERT2 = FeatureSet("expert2", 1, SIZE2, ("standard", "nackgammon"), cb.WIDTH, _encode2, class_unit=RACE_UNIT)

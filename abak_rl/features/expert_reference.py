@@ -175,6 +175,57 @@ def side_units(row) -> list[float]:
     return u
 
 
+def _pip_loss(y_pts, y_bar, x_blots, x_made) -> int:
+    """Sum over the 36 rolls of the highest Y-numbered point among the X blots that roll hits
+    (X's loss), with _shots' rules: recomputed per roll from the single-blot question."""
+    total = 0
+    for a, b, w in _rolls():
+        best = 0
+        for q in sorted(x_blots, reverse=True):
+            one, _ = _roll_hits(a, b, y_pts, y_bar, {q}, x_made)
+            if one:
+                best = q
+                break
+        total += w * best
+    return total
+
+
+def _roll_hits(a, b, y_pts, y_bar, blots, x_made):
+    sources = {p for p in range(1, 25) if y_pts[p] > 0}
+
+    def land_open(p: int) -> bool:
+        return 1 <= p <= 24 and p not in x_made
+    if a != b:
+        return _nondouble(a, b, sources, y_bar, blots, land_open)
+    return _double(a, sources, y_bar, blots, land_open)
+
+
+def extra_units(row) -> list[float]:
+    """expert2's 4 units of the side to move in `row` (its own view)."""
+    row = [int(v) for v in row]
+    own = [0] * 25
+    opp = [0] * 25
+    for p in range(1, 25):
+        own[p] = max(row[p - 1], 0)
+        opp[p] = max(-row[p - 1], 0)
+    bar, opp_bar = row[cb.BAR], row[cb.OPP_BAR]
+    y_pts = [0] * 25
+    for p in range(1, 25):
+        y_pts[25 - p] = opp[p]
+    blots = {25 - p for p in range(1, 25) if own[p] == 1}
+    made = {25 - p for p in range(1, 25) if own[p] >= 2}
+    loss = _pip_loss(y_pts, opp_bar, blots, made)
+    if opp_bar:
+        t = 0
+    else:
+        t = min([p for p in range(1, 25) if opp[p]], default=26)
+    brk = sum((p - t + 1) * own[p] for p in range(1, 25) if p >= t) + (bar * (26 - t) if t <= 25 else 0)
+    free = sum(p * own[p] for p in range(1, 25) if p < t)
+    sources = [25] if bar else [p for p in range(1, 25) if own[p]]
+    mob = sum(1 for d in range(1, 7) for s in sources if 1 <= s - d <= 24 and opp[s - d] < 2)
+    return [loss / 864, brk / 167, free / 167, mob / 90]
+
+
 def race(row) -> bool:
     row = [int(v) for v in row]
     mine = 25 if row[cb.BAR] else max([p for p in range(1, 25) if row[p - 1] > 0], default=0)
@@ -191,3 +242,8 @@ def concept_units(row) -> list[float]:
     lead = max(-1.0, min(1.0, (theirs[0] - mine[0]) * 167 / 50))
     mine[20], theirs[20] = lead, -lead
     return mine + theirs
+
+
+def expert2_units(row) -> list[float]:
+    """Units 198..247 of the `expert2` encoding for one afterstate row."""
+    return concept_units(row) + extra_units(row) + extra_units(cb.flip(np.asarray(row)[None])[0])
