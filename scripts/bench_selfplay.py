@@ -3,6 +3,7 @@
     python scripts/bench_selfplay.py [--games 4000] [--warmup 1000] [--batch-games 256]
                                      [--variant standard] [--threads 1] [--checkpoint PATH]
                                      [--set model.features=td198 ...] [--vs-gnubg [N]] [--json]
+                                     [--dense]
 
 --set takes training-config overrides (key=value, as on the `abak-rl train` command line), e.g.
 `--set model.features=td198 model.phases=single model.bearoff=false` for the raw-input net.
@@ -21,7 +22,9 @@ play, the rest of self-play (choice, bookkeeping), lambda-returns, and the gradi
 own features, forward and backward included). Each timer counts its own time only: Acey-deucey's
 move generation scores its 1-2 plays (train.one_two_top_k), and that counts as features and
 forward. A fresh net plays long, random-looking games, so `--warmup` games are trained first and
-not timed; `--checkpoint` starts from a trained net.
+not timed; `--checkpoint` starts from a trained net. The per-game record is grown to 512 turns
+before the timed games, the size a long run reaches in its first minutes (growing it copies the
+whole record: a one-off cost that is not throughput).
 """
 
 from __future__ import annotations
@@ -130,6 +133,9 @@ def measure(args):
     torch.manual_seed(0)
     variant = make_variant(cfg)
     fs = feature_set_for(variant.name, cfg.model.features)
+    if getattr(args, "dense", False):   # the dense first layer even where the set packs
+        import dataclasses
+        fs = dataclasses.replace(fs, packing=None)
     net = build_net_from(load_checkpoint(args.checkpoint), fs) if args.checkpoint else build_net(fs.size, cfg.model, fs)
     opt = make_optimizer(net, T)
     if fs.packing is not None:       # packed rows: time pack() and the table-sum forward pass
@@ -173,6 +179,10 @@ def measure(args):
             positions += play.B
 
     run(args.warmup)
+    # a long run's per-game record has grown to 512 turns within its first games (the shipped
+    # standard run's checkpoint holds [256, 512, 30]); growing it is a one-off, not throughput
+    while play.t_boards.shape[1] < 512:
+        play._grow()
     TIMES.clear()
     g0, t0, p0, tu0, c0 = games, time.perf_counter(), positions, turns, time.process_time()
     run(args.games)
@@ -237,6 +247,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--dense", action="store_true",
+                    help="score with dense feature rows even where the feature set packs (for A/Bs)")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training-config overrides")
     ap.add_argument("--vs-gnubg", type=int, nargs="?", const=400, default=0, metavar="N",
                     help="also time N games of gnubg_nn's own 0-ply self-play (default 400)")

@@ -12,7 +12,7 @@ from abak_rl.features.abak import SIZE as ABAK_SIZE
 
 def test_registry_names_sizes_and_variant_fit():
     sizes = {n: get_feature_set(n).size for n in FEATURE_SET_NAMES}
-    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE, "expert": 240,
+    assert sizes == {"td198": 198, "td198_pool": 200, "abak_stack": ABAK_SIZE, "expert": 240, "expert2": 248,
                      "abak_expert": 1567}
     assert feature_set_for("standard").name == "expert"
     assert feature_set_for("nackgammon").name == "expert"

@@ -320,7 +320,11 @@ def _encode_rows(boards, again, table, esc, out, extra):
 
 def encode(boards: np.ndarray, again: np.ndarray, escapes: np.ndarray, extra: bool = False) -> np.ndarray:
     """float32 [N, 240]: the `expert` encoding (expert.py's layout) of classic board rows;
-    extra: [N, 248], `expert2` (expert + 4 units per side, expert.py)."""
+    extra: [N, 248], `expert2` (expert + 4 units per side).
+
+    (Rows packed as 24 point codes + the other units, with the first layer as a sum of table
+    rows, measured slower than the dense 240-wide product for these nets: 1.40-1.57 s against
+    1.03-1.15 s of self-play forward passes; self-play keeps dense rows.)"""
     boards = np.ascontiguousarray(boards)
     out = np.empty((boards.shape[0], SIZE2 if extra else SIZE), dtype=np.float32)
     _encode_rows(boards, np.ascontiguousarray(again, dtype=np.bool_), POINT_TABLE,
