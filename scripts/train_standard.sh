@@ -7,7 +7,8 @@
 # Checkpoints: checkpoints/$RUN/ (latest.pt, best.pt by ppg against GNU Backgammon 0-ply);
 # TensorBoard: runs/$RUN/. If checkpoints/$RUN/latest.pt exists the run is resumed exactly.
 # Environment: VARIANT [standard; nackgammon gets the same recipe], RUN [std-expert, or
-# nack-expert for nackgammon], GAMES [1000000], MINUTES [null = no limit: stop after GAMES];
+# nack-expert for nackgammon], GAMES [1000000], MINUTES [null = no limit: stop after GAMES],
+# FEATURES [expert; expert2 for the A/B in docs/BENCHMARKS.md];
 # extra arguments are passed on to `abak-rl train` (e.g. threads=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +20,13 @@ case $VARIANT in
 esac
 GAMES=${GAMES:-1000000}
 MINUTES=${MINUTES:-null}
+FEATURES=${FEATURES:-expert}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 if [ -f "checkpoints/$RUN/latest.pt" ]; then
   exec "$ABAK_RL" train resume="checkpoints/$RUN" train.games="$GAMES" train.max_minutes="$MINUTES" "$@"
 fi
 exec "$ABAK_RL" train run="$RUN" variant="$VARIANT" \
-  model.features=expert model.phases=contact_race model.bearoff=true model.hidden=128 \
+  model.features="$FEATURES" model.phases=contact_race model.bearoff=true model.hidden=128 \
   train.games="$GAMES" train.max_minutes="$MINUTES" \
   train.lambda=0.7 train.lr=0.01 train.lr_final=0.0005 train.lr_schedule=linear \
   train.batch_games=256 train.batch_states=256 train.checkpoint_every=25000 \

@@ -353,3 +353,23 @@ def test_chances_before_the_roll_are_the_average_over_the_rolls(db):
     w = np.array([float(WEIGHT[r]) for r in ROLLS])
     averaged = (db.probs(b[first])[:, 0].reshape(len(rows), len(ROLLS)) * w).sum(1)
     np.testing.assert_allclose(before, averaged, atol=1e-6)
+
+
+def test_compiled_lookups_equal_the_numpy_ones(db):
+    """bearoff_compiled (what self-play runs) against the NumPy path, on random bear-offs and
+    on random-game afterstates (mostly not bear-offs)."""
+    from abak_rl.engine import bearoff_compiled
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.export.sample import sample_afterstates
+    assert bearoff_compiled.AVAILABLE
+    rng = np.random.default_rng(6)
+    counts = bo.bearoff_counts(np.arange(bo.N_POSITIONS))
+    pool = np.flatnonzero(counts.astype(int).sum(1) > 0)
+    rows = np.stack([side_row(a, b) for a, b in zip(counts[rng.choice(pool, 3000)],
+                                                     counts[rng.choice(bo.N_POSITIONS, 3000)])])
+    rows = rows[rows[:, OPP_OFF] < 15]
+    np.testing.assert_allclose(db.probs(rows), bo.probs_numpy(db, rows), atol=1e-6)
+    games, _ = sample_afterstates(get_variant("standard"), 3000, 4)
+    both = np.concatenate([games, rows])
+    assert np.array_equal(bo.is_bearoff(both), bo.is_bearoff_numpy(both))
+    assert bo.is_bearoff(rows).all() and not bo.is_bearoff(games).all()

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import bearoff_compiled
 from .board import BAR, N_POINTS, OFF, OPP_BAR, OPP_OFF, OPP_POOL, POOL, WIDTH
 
 VERSION = 1
@@ -212,6 +213,13 @@ def is_bearoff(boards: np.ndarray) -> np.ndarray:
     """bool [N]: both sides have every remaining checker in their own home board (mover's points
     1..6, opponent's 19..24), none on the bar or in the pool, and neither has finished."""
     b = _as_rows(boards)
+    if bearoff_compiled.AVAILABLE:
+        return bearoff_compiled.is_bearoff(b)
+    return is_bearoff_numpy(b)
+
+
+def is_bearoff_numpy(b: np.ndarray) -> np.ndarray:
+    """is_bearoff with NumPy array operations (the path without Numba, and its check)."""
     mover, opp = _home_only(b)
     off = b[:, [OFF, OPP_OFF]].astype(np.int64)
     live = (off < MAX_CHECKERS).all(1)
@@ -220,6 +228,17 @@ def is_bearoff(boards: np.ndarray) -> np.ndarray:
 
 def _probs(db: BearoffDB, boards) -> np.ndarray:
     b = _as_rows(boards)
+    if bearoff_compiled.AVAILABLE:
+        out, bad = bearoff_compiled.probs(b, db.rolls_off_all, db._cdf_all, db._sf_first, _BINOM)
+        if bad >= 0:
+            raise ValueError(f"position {bad} is not a bear-off afterstate "
+                             "(both sides all home or off, the opponent still to finish)")
+        return out
+    return probs_numpy(db, b)
+
+
+def probs_numpy(db: BearoffDB, b: np.ndarray) -> np.ndarray:
+    """_probs with NumPy array operations (the path without Numba, and its check)."""
     mover, opp = _home_only(b)
     bad = ~(mover & opp) | (b[:, OPP_OFF].astype(np.int64) >= MAX_CHECKERS)
     if bad.any():
