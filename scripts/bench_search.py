@@ -94,7 +94,10 @@ def positions(model, n: int, seed: int, source: str):
 
 
 def time_choices(agent, variant, boards, dice, batch: int):
-    """(wall s, CPU s, chosen rows' boards) for choosing a play in every position."""
+    """(wall s, CPU s, chosen rows' boards) for choosing a play in every position. One untimed
+    call first: loading compiled kernels and the bear-off database is not a move's cost."""
+    b, d = boards[:batch], dice[:batch]
+    agent.choose(variant, b, d, variant.legal_afterstates(b, d))
     wall = cpu = 0.0
     picks = []
     for lo in range(0, boards.shape[0], batch):

@@ -51,7 +51,7 @@ def _is_bearoff(boards, out):
 
 def is_bearoff(boards: np.ndarray) -> np.ndarray:
     out = np.empty(boards.shape[0], np.bool_)
-    _is_bearoff(np.ascontiguousarray(boards), out)
+    _is_bearoff(np.ascontiguousarray(boards, dtype=np.int8), out)
     return out
 
 
@@ -99,5 +99,5 @@ def probs(boards: np.ndarray, n_all, cdf_all, sf_first, binom) -> tuple[np.ndarr
     """(float32 [N, 5] probabilities, -1) of bear-off afterstates, or (partial, i) where row i
     is not one."""
     out = np.zeros((boards.shape[0], 5), np.float64)
-    bad = _probs(np.ascontiguousarray(boards), n_all, cdf_all, sf_first, binom, out)
+    bad = _probs(np.ascontiguousarray(boards, dtype=np.int8), n_all, cdf_all, sf_first, binom, out)
     return out.astype(np.float32), bad - 1

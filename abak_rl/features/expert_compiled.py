@@ -325,7 +325,7 @@ def encode(boards: np.ndarray, again: np.ndarray, escapes: np.ndarray, extra: bo
     (Rows packed as 24 point codes + the other units, with the first layer as a sum of table
     rows, measured slower than the dense 240-wide product for these nets: 1.40-1.57 s against
     1.03-1.15 s of self-play forward passes; self-play keeps dense rows.)"""
-    boards = np.ascontiguousarray(boards)
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
     out = np.empty((boards.shape[0], SIZE2 if extra else SIZE), dtype=np.float32)
     _encode_rows(boards, np.ascontiguousarray(again, dtype=np.bool_), POINT_TABLE,
                  np.ascontiguousarray(escapes, dtype=np.int64), out, bool(extra))
