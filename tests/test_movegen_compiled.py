@@ -1,7 +1,7 @@
 """The compiled generator (engine/movegen_compiled.py) against the NumPy one, position by position.
 
-legal_afterstates sends standard and Nackgammon rows without play notation to the compiled
-loop; with_plays=True still runs the NumPy layers, so the two can be compared on the same input
+legal_afterstates sends every classic row to the compiled loop unless play notation is asked
+for; with_plays=True still runs the NumPy layers, so the two can be compared on the same input
 (the NumPy path itself is checked against the plain reference and GNU Backgammon elsewhere)."""
 
 import numpy as np
@@ -40,18 +40,24 @@ def _with_bars(boards, seed):
                 if pts.size:
                     b[rng.choice(pts)] -= sign
                     b[col] += 1
-    return cb.validate_boards(out)
+    return cb.validate_boards(out, allow_pool=bool(out[:, cb.POOL].any() or out[:, cb.OPP_POOL].any()))
 
 
-@pytest.mark.parametrize("variant,seed", [("standard", 3), ("nackgammon", 4)])
-def test_compiled_equals_numpy_on_every_roll(variant, seed):
+@pytest.mark.parametrize("variant,seed,enter_all", [("standard", 3, False), ("nackgammon", 4, False),
+                                                    ("acey_deucey", 5, False), ("acey_deucey", 6, True)])
+def test_compiled_equals_numpy_on_every_roll(variant, seed, enter_all):
     assert movegen_compiled.AVAILABLE
-    pos = _positions(variant, 24, seed)[:300]
-    pos = np.concatenate([pos, _with_bars(pos[:100], seed)])
+    n = 60 if variant == "acey_deucey" else 300          # Acey-deucey's 1-2 fans out widely
+    pos = _positions(variant, 24, seed)
+    pos = pos[np.random.default_rng(seed).permutation(len(pos))[:n]]
+    pos = np.concatenate([pos, _with_bars(pos[:n // 3], seed)])
     boards = np.repeat(pos, len(ROLLS), axis=0)
     dice = np.tile(ROLLS, (len(pos), 1))
-    fast = movegen.legal_afterstates(boards, dice)
-    slow = movegen.legal_afterstates(boards, dice, with_plays=True)
+    rules = dict(acey_deucey=variant == "acey_deucey", enter_all_before_moving=enter_all)
+    fast = movegen.legal_afterstates(boards, dice, **rules)
+    slow = movegen.legal_afterstates(boards, dice, with_plays=True, **rules)
+    if variant == "acey_deucey":
+        assert (boards[:, cb.POOL] > 0).any()              # the pool is exercised
     assert fast.plays is None and np.all(np.diff(fast.parent) >= 0)
     assert len(fast.boards) == len(slow.boards)
     assert _by_position(fast, len(boards)) == _by_position(slow, len(boards))

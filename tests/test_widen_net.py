@@ -69,3 +69,24 @@ def test_new_inputs_keep_the_net_and_resume_on_the_extended_feature_set(tmp_path
     # a set that does not extend the net's is refused with one line
     assert widen_net.main([str(src), str(tmp_path / "bad.pt"), "--features", "td198"]) == 2
     assert "does not extend" in capsys.readouterr().err
+
+
+def test_average_checkpoints_means_the_weights(tmp_path, capsys):
+    import average_checkpoints
+    assert train_main(tiny(tmp_path, "train.games=64", "train.checkpoint_every=32")) == 0
+    folder = tmp_path / "ckpt" / "t"
+    paths = sorted(str(p) for p in folder.glob("games_*.pt")) + [str(folder / "latest.pt")]
+    assert len(paths) >= 2
+    out = tmp_path / "avg.pt"
+    assert average_checkpoints.main([str(out), *paths]) == 0
+    got = load_checkpoint(out)["net"]
+    nets = [load_checkpoint(p)["net"] for p in paths]
+    for k in got:
+        want = sum(n[k] for n in nets) / len(nets)
+        assert torch.allclose(got[k], want, atol=1e-6)
+    assert not torch.equal(got[k], nets[-1][k])          # the nets differ, so does the mean
+    # a net of another shape is refused with one line
+    assert train_main(tiny(tmp_path, "run=u", "train.games=32", "model.hidden=4")) == 0
+    assert average_checkpoints.main([str(tmp_path / "bad.pt"), paths[0],
+                                     str(tmp_path / "ckpt" / "u" / "latest.pt")]) == 2
+    assert "is not the same net" in capsys.readouterr().err

@@ -29,9 +29,9 @@ B positions and B rolls go in; every distinct legal afterstate of all of them co
   glibc is asked to keep freed memory (common.keep_freed_memory): page faults otherwise cost
   more than the work.
 
-Standard and Nackgammon positions without play notation go to the compiled generator
+Without play notation every classic position goes to the compiled generator
 (movegen_compiled.py: the same rules one position at a time in one Numba loop, 2-9x faster,
-most at small batches); this NumPy path serves the rest (Acey-deucey, `with_plays`) and is
+most at small batches); these NumPy layers serve `with_plays` (and run without Numba) and are
 checked against it.
 
 Acey-deucey's 1-2 is a 1-2 play followed by a double of the mover's choice: the afterstates are
@@ -240,8 +240,17 @@ def can_move_some_die(boards: np.ndarray, enter_all_before_moving: bool = False)
 def _generate(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
     """All distinct afterstates of rows [B, PAD] and dice [B, 2] (no Acey-deucey 1-2 rule).
 
-    Returns (parent, out rows [N, PAD], codes [N, 4] or None), parent non-decreasing.
+    Returns (parent, out rows [N, PAD], codes [N, 4] or None), parent non-decreasing. Without
+    play notation the compiled generator answers (movegen_compiled.py), else these layers.
     """
+    if movegen_compiled.AVAILABLE and not track:
+        parent, out = movegen_compiled.generate(rows, dice, enter_all)
+        return parent, out, None
+    return _generate_layers(rows, dice, enter_all, track)
+
+
+def _generate_layers(rows: np.ndarray, dice: np.ndarray, enter_all: bool, track: bool):
+    """_generate with NumPy array layers (play notation; the path without Numba)."""
     B = rows.shape[0]
     rows_flat = rows.reshape(-1)
     pool = bool(rows[:, POOL].any())
@@ -440,10 +449,6 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *, with_plays: bool 
     if B == 0:
         return Afterstates(boards=boards.copy(), parent=np.zeros(0, np.int64),
                            plays=[] if with_plays else None)
-    if (movegen_compiled.AVAILABLE and not with_plays and not acey_deucey and not enter_all_before_moving
-            and not boards[:, POOL].any()):
-        out, parent = movegen_compiled.legal_afterstates(boards, dice)
-        return Afterstates(boards=out, parent=parent, plays=None)
     rows = np.zeros((B, PAD), dtype=np.int8)
     rows[:, :WIDTH] = boards
     is12 = None
@@ -491,7 +496,10 @@ def _one_two_then_double(rows, enter_all, track, select=None):
     dbl = np.tile(np.arange(1, 7), r.shape[0])
     p2, r2, codes2 = _generate(np.repeat(r, 6, axis=0), np.stack([dbl, dbl], 1), enter_all, track)
     parent = p.take(p2 // 6)
-    keep = np.sort(dedup_hashed(parent, _row_hash(r2), r2))
+    if movegen_compiled.AVAILABLE:
+        keep = movegen_compiled.first_of_each(parent, r2)
+    else:
+        keep = np.sort(dedup_hashed(parent, _row_hash(r2), r2))
     if track:
         codes2 = np.concatenate([codes.take(p2 // 6, axis=0), codes2], axis=1).take(keep, axis=0)
     return parent.take(keep), r2.take(keep, axis=0), codes2

@@ -91,11 +91,14 @@ def classic_winner_points(boards: np.ndarray) -> np.ndarray:
     bar, in the pool (Acey-deucey: counts like the bar) or in the winner's home board.
     """
     b = np.asarray(boards)
-    won = b[:, cb.OFF] == cb.CHECKERS
-    gammon = b[:, cb.OPP_OFF] == 0
-    back = ((b[:, cb.OPP_BAR] > 0) | (b[:, cb.OPP_POOL] > 0) | (b[:, :6] < 0).any(axis=1))
-    pts = np.where(gammon, np.where(back, 3, 2), 1)
-    return np.where(won, pts, 0).astype(np.int8)
+    out = np.zeros(b.shape[0], dtype=np.int8)
+    won = np.flatnonzero(b[:, cb.OFF] == cb.CHECKERS)   # few rows: the rest stays 0
+    if won.size:
+        w = b[won]
+        gammon = w[:, cb.OPP_OFF] == 0
+        back = (w[:, cb.OPP_BAR] > 0) | (w[:, cb.OPP_POOL] > 0) | (w[:, :6] < 0).any(axis=1)
+        out[won] = np.where(gammon, np.where(back, 3, 2), 1)
+    return out
 
 
 def get_variant(name: str, **options):

@@ -28,12 +28,17 @@ def supports(net: nn.Module) -> bool:
 
 
 def _tables(first: nn.Linear, packing) -> torch.Tensor:
-    w = first.weight
-    key = (w._version, w.data_ptr())
+    """The packing's tables for this layer with its bias folded into the first code's rows
+    (every row picks exactly one of them), cached until the weights or the bias change."""
+    w, b = first.weight, first.bias
+    key = (w._version, w.data_ptr(), b._version, b.data_ptr())
     cached = getattr(first, "_packed_tables", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    t = packing.tables(w)
+    t = packing.tables(w).clone()
+    lo = int(packing.offsets[0])
+    hi = int(packing.offsets[1]) if len(packing.offsets) > 1 else t.shape[0]
+    t[lo:hi] += b.detach()
     first._packed_tables = (key, t)
     return t
 
@@ -42,7 +47,7 @@ def _evalnet(net: EvalNet, packing, codes: torch.Tensor, dense: torch.Tensor) ->
     first = net.body[0]
     n_dense = dense.shape[1]
     h = F.embedding_bag(codes, _tables(first, packing), mode="sum")
-    h = torch.addmm(h + first.bias, dense, first.weight[:, -n_dense:].t())
+    h.addmm_(dense, first.weight[:, -n_dense:].t())
     return torch.sigmoid(net.body[1:](h))
 
 
