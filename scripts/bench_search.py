@@ -94,10 +94,17 @@ def positions(model, n: int, seed: int, source: str):
 
 
 def time_choices(agent, variant, boards, dice, batch: int):
-    """(wall s, CPU s, chosen rows' boards) for choosing a play in every position. One untimed
-    call first: loading compiled kernels and the bear-off database is not a move's cost."""
+    """(wall s, CPU s, chosen rows' boards) for choosing a play in every position. The bear-off
+    database and the compiled kernels are loaded first, untimed (a bear-off afterstate and a
+    normal batch are scored once): loading them is not a move's cost."""
+    from abak_rl.engine.bearoff import get_bearoff_db, is_bearoff
+    get_bearoff_db()
     b, d = boards[:batch], dice[:batch]
     agent.choose(variant, b, d, variant.legal_afterstates(b, d))
+    home = np.flatnonzero(is_bearoff(boards)) if variant.name in ("standard", "nackgammon") else []
+    if len(home):
+        b, d = boards[home[:1]], dice[home[:1]]
+        agent.choose(variant, b, d, variant.legal_afterstates(b, d))
     wall = cpu = 0.0
     picks = []
     for lo in range(0, boards.shape[0], batch):
