@@ -125,3 +125,17 @@ def test_abak_trains_on_packed_rows_by_default():
     rows = play.t_boards[:, :3].reshape(-1, ab.WIDTH)
     kept = play.t_feats[:, :3].reshape(-1, ae.PACKED_SIZE)
     np.testing.assert_array_equal(scorer.dense(kept), fs.encode(rows))
+
+
+def test_compiled_masks_and_shots_equal_the_numpy_ones(positions):
+    """abak_expert_compiled (what pack runs) against the NumPy array code it replaces."""
+    from abak_rl.features import abak_expert_compiled
+    assert abak_expert_compiled.AVAILABLE
+    codes = ae._column_codes(positions)
+    M = ae._masks(codes)
+    assert np.array_equal(M, ae._masks_numpy(codes))
+    on_bar = positions[:, ab.OPP_BAR:ab.OPP_BAR + 6].sum(1) > 0
+    assert on_bar.any() and (~on_bar).any()
+    for got, want in zip(ae._shots(M, on_bar), ae._shots_numpy(M, on_bar)):
+        assert np.array_equal(got, want)
+    assert (ae._shots(M, on_bar)[0] > 0).mean() > 0.3       # real positions have shots

@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.abak import board as ab
-from . import FeatureSet, Packing
+from . import FeatureSet, Packing, abak_expert_compiled
 from .abak import _UNITS as _STACK_UNITS
 
 N_COL_UNITS, N_SPECIAL_UNITS, N_DENSE, N_SLOTS = 50, 29, 19, 12
@@ -206,7 +206,14 @@ _LOW24, _SHIFT24 = np.uint64((1 << 24) - 1), np.uint64(24)
 
 def _masks(codes: np.ndarray) -> np.ndarray:
     """int64 [N, N_PROPS + 2]: bit p of mask k = property k of column p; then P's and O's
-    checkers outside their home boards (bar not included)."""
+    checkers outside their home boards (bar not included). Compiled where Numba is there."""
+    if abak_expert_compiled.AVAILABLE:
+        return abak_expert_compiled.masks(codes, _MASK_TABLE, N_COLUMN_CODES, N_PROPS)
+    return _masks_numpy(codes)
+
+
+def _masks_numpy(codes: np.ndarray) -> np.ndarray:
+    """_masks with NumPy array operations."""
     words = np.take(_MASK_TABLE, codes + _COL_OFFSETS, axis=1).sum(-1, dtype=np.uint64)   # [W, N]
     out = np.empty((codes.shape[0], N_PROPS + 2), dtype=np.int64)
     out[:, 0:N_PROPS:2] = (words & _LOW24).T
@@ -296,6 +303,13 @@ def _longest_run(m: np.ndarray) -> np.ndarray:
 
 
 def _shots(M, on_bar):
+    """_shots_numpy, compiled where Numba is there (abak_expert_compiled.py)."""
+    if abak_expert_compiled.AVAILABLE:
+        return abak_expert_compiled.shots(M, on_bar)
+    return _shots_numpy(M, on_bar)
+
+
+def _shots_numpy(M, on_bar):
     """(hit rolls, trap rolls) of 36 for O, the side on roll (masks in P's point order; O moves
     towards higher p). Counted: a checker on top of its column hitting a P blot with one die,
     or one checker using both dice (each step of a double) through points where it may land

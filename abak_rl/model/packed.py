@@ -35,7 +35,7 @@ def _tables(first: nn.Linear, packing) -> torch.Tensor:
     cached = getattr(first, "_packed_tables", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    t = packing.tables(w).clone()
+    t = packing.tables(w)               # a new tensor each time: the bias may go in place
     lo = int(packing.offsets[0])
     hi = int(packing.offsets[1]) if len(packing.offsets) > 1 else t.shape[0]
     t[lo:hi] += b.detach()
