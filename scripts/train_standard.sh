@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # The shipped standard net, from zero, with one command (and the same command resumes it):
 #   nohup scripts/train_standard.sh > runs/std-expert.log 2>&1 &
-# Recipe (docs/training.md, "The shipped standard net"): the `expert` inputs, one net for
-# contact and one for the race (128 hidden units each), the exact bear-off database for
-# bear-off positions, TD(lambda) self-play, Adam with a linearly falling learning rate.
+# Recipe (docs/training.md, "The shipped standard net"): the `expert2` inputs (standard; the
+# shipped Nackgammon net used `expert`), one net for contact and one for the race (128 hidden
+# units each), the exact bear-off database for bear-off positions, TD(lambda) self-play, Adam
+# with a linearly falling learning rate.
 # Checkpoints: checkpoints/$RUN/ (latest.pt, best.pt by ppg against GNU Backgammon 0-ply);
 # TensorBoard: runs/$RUN/. If checkpoints/$RUN/latest.pt exists the run is resumed exactly.
-# Environment: VARIANT [standard; nackgammon gets the same recipe], RUN [std-expert, or
+# Environment: VARIANT [standard; nackgammon gets the same recipe], RUN [std-e2z, or
 # nack-expert for nackgammon], GAMES [1000000], MINUTES [null = no limit: stop after GAMES],
-# FEATURES [expert; expert2 for the A/B in docs/BENCHMARKS.md];
+# FEATURES [expert2 for standard, expert for nackgammon; FEATURES=expert RUN=std-expert is the
+# net shipped before, kept as the baseline std_expert];
 # extra arguments are passed on to `abak-rl train` (e.g. threads=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VARIANT=${VARIANT:-standard}
 case $VARIANT in
-  standard) RUN=${RUN:-std-expert} ;;
-  nackgammon) RUN=${RUN:-nack-expert} ;;
+  standard) RUN=${RUN:-std-e2z}; FEATURES=${FEATURES:-expert2} ;;
+  nackgammon) RUN=${RUN:-nack-expert}; FEATURES=${FEATURES:-expert} ;;
   *) echo "train_standard.sh: VARIANT must be standard or nackgammon, not $VARIANT" >&2; exit 2 ;;
 esac
 GAMES=${GAMES:-1000000}
 MINUTES=${MINUTES:-null}
-FEATURES=${FEATURES:-expert}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 if [ -f "checkpoints/$RUN/latest.pt" ]; then
   exec "$ABAK_RL" train resume="checkpoints/$RUN" train.games="$GAMES" train.max_minutes="$MINUTES" "$@"

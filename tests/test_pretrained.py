@@ -31,9 +31,9 @@ def test_pretrained_net_loads_and_beats_random(variant):
     assert (r.winner == 0).mean() >= 0.75
 
 
-def test_the_standard_net_uses_expert_inputs_phase_nets_and_the_bearoff_database():
+def test_the_standard_net_uses_expert2_inputs_phase_nets_and_the_bearoff_database():
     card = json.loads((ROOT / "standard" / "model_card.json").read_text())
-    assert card["feature_set"]["name"] == "expert"
+    assert card["feature_set"]["name"] == "expert2"
     assert card["network"]["type"] == "phased_mlp" and card["network"]["phases"] == ["contact", "race"]
     assert card["network"]["bearoff"]
 
@@ -52,6 +52,18 @@ def test_std60_is_kept_as_a_named_baseline_opponent():
     v = get_variant("standard")
     agent = make_agent("std60", v)
     assert agent.name == "std60" and agent.model.features.name == "td198"
+    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
+    assert (r.winner == 0).mean() >= 0.75
+
+
+def test_std_expert_is_kept_as_a_named_baseline_opponent():
+    pytest.importorskip("onnxruntime")
+    from abak_rl.agents.registry import make_agent
+    card = json.loads((ROOT / "standard" / "model_card.json").read_text())
+    assert card["training"]["games"] >= 1_000_000
+    v = get_variant("standard")
+    agent = make_agent("std_expert", v)
+    assert agent.name == "std_expert" and agent.model.features.name == "expert"
     r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
     assert (r.winner == 0).mean() >= 0.75
 
