@@ -14,11 +14,16 @@ from test_train import tiny
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 
-def test_widened_net_computes_the_same_and_resumes(tmp_path, capsys):
-    import widen_net
+def _trained_expert_net(tmp_path):
+    """A tiny run's checkpoint: expert inputs, contact and race nets."""
     assert train_main(tiny(tmp_path, "train.games=32", "model.phases=contact_race",
                            "model.features=expert")) == 0
-    src = tmp_path / "ckpt" / "t" / "latest.pt"
+    return tmp_path / "ckpt" / "t" / "latest.pt"
+
+
+def test_widened_net_computes_the_same_and_resumes(tmp_path, capsys):
+    import widen_net
+    src = _trained_expert_net(tmp_path)
     out = tmp_path / "wide.pt"
     assert widen_net.main([str(src), str(out), "--noise", "0"]) == 0
     old, new = load_checkpoint(src), load_checkpoint(out)
@@ -46,9 +51,7 @@ def test_widened_net_computes_the_same_and_resumes(tmp_path, capsys):
 
 def test_new_inputs_keep_the_net_and_resume_on_the_extended_feature_set(tmp_path, capsys):
     import widen_net
-    assert train_main(tiny(tmp_path, "train.games=32", "model.phases=contact_race",
-                           "model.features=expert")) == 0
-    src = tmp_path / "ckpt" / "t" / "latest.pt"
+    src = _trained_expert_net(tmp_path)
     out = tmp_path / "e2.pt"
     assert widen_net.main([str(src), str(out), "--features", "expert2"]) == 0
     old, new = load_checkpoint(src), load_checkpoint(out)

@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-    AVAILABLE = True
-except ImportError:                      # pragma: no cover - numba is a declared dependency
-    numba = None
-    AVAILABLE = False
+from ..jit import AVAILABLE
+from ..jit import jit as _jit
 
 from .board import BAR, N_POINTS, OFF, OPP_BAR, OPP_OFF, OPP_POOL, POOL
 
 POINTS = 6
 MAX_CHECKERS = 15
 
-
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else fn
 
 
 @_jit

@@ -30,18 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-    AVAILABLE = True
-except ImportError:                      # pragma: no cover - numba is a declared dependency
-    numba = None
-    AVAILABLE = False
+from ..jit import AVAILABLE
+from ..jit import jit as _jit
 
 from .board import BAR, OFF, OPP_BAR, POOL, WIDTH
 
-
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else fn
 
 
 _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8, 31, 27, 13, 23, 21,

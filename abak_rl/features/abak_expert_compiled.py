@@ -12,20 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-    AVAILABLE = True
-except ImportError:                      # pragma: no cover - numba is a declared dependency
-    numba = None
-    AVAILABLE = False
+from ..jit import AVAILABLE
+from ..jit import jit as _jit
 
 M24 = (1 << 24) - 1
 HOME_BITS = 0b111111 | (0b111111 << 18)
 MID_BITS = 0b111111111111 << 6
 
-
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else fn
 
 
 @_jit

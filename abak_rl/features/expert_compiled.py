@@ -15,12 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-    AVAILABLE = True
-except ImportError:                      # pragma: no cover - numba is a declared dependency
-    numba = None
-    AVAILABLE = False
+from ..jit import AVAILABLE
+from ..jit import jit as _jit
 
 from ..engine import board as cb
 from .classic import POINT_TABLE
@@ -34,9 +30,6 @@ LOW6 = 0b1111110
 HIGH6 = 0b111111 << 19
 BAR, OPP_BAR, OFF, OPP_OFF = cb.BAR, cb.OPP_BAR, cb.OFF, cb.OPP_OFF
 
-
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else fn
 
 
 @_jit

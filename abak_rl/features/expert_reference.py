@@ -21,20 +21,41 @@ def _rolls():
 def _shots(y_pts: list[int], y_bar: int, x_blots: set[int], x_made: set[int]) -> tuple[int, int]:
     """(rolls hitting >= 1, rolls hitting >= 2) for side Y on roll; Y moves from high to low;
     y_pts[p] = Y's checkers on Y-point p (1..24); X's blots and made points in Y's numbering."""
+    one = two = 0
+    for a, b, w in _rolls():
+        hit_any, hit_two = _roll_hits(a, b, y_pts, y_bar, x_blots, x_made)
+        one += w * hit_any
+        two += w * hit_two
+    return one, two
+
+
+def _roll_hits(a, b, y_pts, y_bar, blots, x_made):
+    """(hits >= 1 blot, hits >= 2) with the roll a-b."""
     sources = {p for p in range(1, 25) if y_pts[p] > 0}
 
     def land_open(p: int) -> bool:
         return 1 <= p <= 24 and p not in x_made
+    if a != b:
+        return _nondouble(a, b, sources, y_bar, blots, land_open)
+    return _double(a, sources, y_bar, blots, land_open)
 
-    one = two = 0
-    for a, b, w in _rolls():
-        if a != b:
-            hit_any, hit_two = _nondouble(a, b, sources, y_bar, x_blots, land_open)
-        else:
-            hit_any, hit_two = _double(a, sources, y_bar, x_blots, land_open)
-        one += w * hit_any
-        two += w * hit_two
-    return one, two
+
+def _side_view(row):
+    """One side's view of a row (its own numbering) as plain lists: (row as ints, own[p],
+    opp[p] for p = 1..24, the opponent Y's counts in Y's numbering, own blots and own made
+    points in Y's numbering)."""
+    row = [int(v) for v in row]
+    own = [0] * 25
+    opp = [0] * 25
+    for p in range(1, 25):
+        own[p] = max(row[p - 1], 0)
+        opp[p] = max(-row[p - 1], 0)
+    y_pts = [0] * 25                      # Y's view: X-point p is Y-point 25 - p
+    for p in range(1, 25):
+        y_pts[25 - p] = opp[p]
+    blots = {25 - p for p in range(1, 25) if own[p] == 1}
+    made = {25 - p for p in range(1, 25) if own[p] >= 2}
+    return row, own, opp, y_pts, blots, made
 
 
 def _nondouble(a, b, sources, y_bar, blots, land_open):
@@ -131,21 +152,10 @@ def _escapes(point: int, y_made: set[int]) -> int:
 
 def side_units(row) -> list[float]:
     """The 21 units of the side to move in `row` (its own view), race and lead left 0."""
-    row = [int(v) for v in row]
-    own = [0] * 25
-    opp = [0] * 25
-    for p in range(1, 25):
-        own[p] = max(row[p - 1], 0)
-        opp[p] = max(-row[p - 1], 0)
+    row, own, opp, y_pts, blots, made = _side_view(row)
     bar, off, opp_bar = row[cb.BAR], row[cb.OFF], row[cb.OPP_BAR]
     u = [0.0] * 21
     u[0] = (sum(p * own[p] for p in range(1, 25)) + 25 * bar) / 167
-    # Y's view: X-point p is Y-point 25 - p
-    y_pts = [0] * 25
-    for p in range(1, 25):
-        y_pts[25 - p] = opp[p]
-    blots = {25 - p for p in range(1, 25) if own[p] == 1}
-    made = {25 - p for p in range(1, 25) if own[p] >= 2}
     s1, s2 = _shots(y_pts, opp_bar, blots, made)
     u[1], u[2] = s1 / 36, s2 / 36
     u[3] = sum(1 for p in range(1, 25) if own[p] == 1) / 15
@@ -190,30 +200,10 @@ def _pip_loss(y_pts, y_bar, x_blots, x_made) -> int:
     return total
 
 
-def _roll_hits(a, b, y_pts, y_bar, blots, x_made):
-    sources = {p for p in range(1, 25) if y_pts[p] > 0}
-
-    def land_open(p: int) -> bool:
-        return 1 <= p <= 24 and p not in x_made
-    if a != b:
-        return _nondouble(a, b, sources, y_bar, blots, land_open)
-    return _double(a, sources, y_bar, blots, land_open)
-
-
 def extra_units(row) -> list[float]:
     """expert2's 4 units of the side to move in `row` (its own view)."""
-    row = [int(v) for v in row]
-    own = [0] * 25
-    opp = [0] * 25
-    for p in range(1, 25):
-        own[p] = max(row[p - 1], 0)
-        opp[p] = max(-row[p - 1], 0)
+    row, own, opp, y_pts, blots, made = _side_view(row)
     bar, opp_bar = row[cb.BAR], row[cb.OPP_BAR]
-    y_pts = [0] * 25
-    for p in range(1, 25):
-        y_pts[25 - p] = opp[p]
-    blots = {25 - p for p in range(1, 25) if own[p] == 1}
-    made = {25 - p for p in range(1, 25) if own[p] >= 2}
     loss = _pip_loss(y_pts, opp_bar, blots, made)
     if opp_bar:
         t = 0
