@@ -13,7 +13,7 @@ from abak_rl.features import abak_expert as ae
 from abak_rl.features import abak_expert_reference as ref
 from abak_rl.features import get_feature_set
 from abak_rl.io.bench import random_positions
-from abak_rl.model.net import EvalNet, PhasedNet
+from abak_rl.model.net import EvalNet, PhasedNet, cumulative
 from abak_rl.model.packed import packed_forward
 from test_abak_rules import _random_layout
 
@@ -139,3 +139,26 @@ def test_compiled_masks_and_shots_equal_the_numpy_ones(positions):
     for got, want in zip(ae._shots(M, on_bar), ae._shots_numpy(M, on_bar)):
         assert np.array_equal(got, want)
     assert (ae._shots(M, on_bar)[0] > 0).mean() > 0.3       # real positions have shots
+
+
+def test_a_trainer_update_refreshes_the_packed_tables():
+    """The trainer's Adam is fused, which writes the weights without bumping their version
+    counters; td_update bumps them, or the packed first layer would keep serving old tables."""
+    from abak_rl.engine.variants import get_variant
+    from abak_rl.model.scorer import Scorer
+    from abak_rl.train import config as cfgmod
+    from abak_rl.train.run import make_optimizer
+    from abak_rl.train.td import td_update
+    fs = get_feature_set("abak_expert")
+    net = PhasedNet(ae.SIZE, ae.RACE_UNIT, hidden=8)
+    scorer = Scorer(net, fs, get_variant("abak"), torch.device("cpu"))
+    boards = random_positions("abak", 64, seed=5)
+    again = np.zeros(len(boards), dtype=bool)
+    before = scorer.net_probs(boards, again)              # builds and caches the tables
+    opt = make_optimizer(net, cfgmod.compose([]).train)
+    td_update(scorer, opt, boards, again, np.ones((len(boards), 5), np.float32), lr=0.5)
+    with torch.inference_mode():
+        dense = cumulative(net(torch.from_numpy(fs.encode(boards, again)))).numpy()
+    after = scorer.net_probs(boards, again)
+    assert np.abs(dense - before).max() > 1e-3            # the step moved the outputs
+    np.testing.assert_allclose(after, dense, atol=2e-5)

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 import torch
+from torch.autograd.graph import increment_version
 
 from ..model.net import routed, swap_perspective
 
@@ -158,4 +159,15 @@ def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: 
     if grad_clip:
         torch.nn.utils.clip_grad_norm_(scorer.net.parameters(), grad_clip)
     optimizer.step()
+    mark_updated(optimizer)
     return float(loss.detach())
+
+
+def mark_updated(optimizer) -> None:
+    """Bump the version counter of every weight the step changed. A fused optimizer writes the
+    weights without bumping it, and caches keyed on it (the packed first layer's tables, the
+    Ray executor's published weights) would go on serving the old weights."""
+    for group in optimizer.param_groups:
+        if group.get("fused"):
+            for p in group["params"]:
+                increment_version(p)
