@@ -10,6 +10,7 @@ from abak_rl.engine.variants import get_variant
 from abak_rl.features import get_feature_set
 from abak_rl.model.net import EvalNet, equity, outcome_probs, swap_perspective
 from abak_rl.model.scorer import Scorer, segment_best
+from abak_rl.train import td_compiled
 from abak_rl.train.td import lambda_returns
 
 
@@ -54,8 +55,10 @@ def _reference_returns(probs, again, length, lam):
     return out
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("lam", [0.0, 0.3, 0.7, 1.0])
-def test_lambda_returns_match_the_backward_recursion(lam):
+def test_lambda_returns_match_the_backward_recursion(lam, compiled, monkeypatch):
+    monkeypatch.setattr(td_compiled, "AVAILABLE", compiled and td_compiled.AVAILABLE)
     rng = np.random.default_rng(1)
     G, T = 6, 40
     probs = rng.random((G, T, 5)).astype(np.float32)

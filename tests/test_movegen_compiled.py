@@ -86,3 +86,21 @@ def test_empty_and_single_batches():
     one = movegen.legal_afterstates(v.initial_boards(1), np.array([[3, 1]]))
     assert len(one.boards) == len(movegen.legal_afterstates(v.initial_boards(1), np.array([[3, 1]]),
                                                             with_plays=True).boards)
+
+
+@pytest.mark.parametrize("variant,enter_all", [("standard", False), ("acey_deucey", False), ("acey_deucey", True)])
+def test_compiled_can_move_equals_numpy_and_the_generator(variant, enter_all):
+    pos = _positions(variant, 24, 9)
+    pos = np.concatenate([pos, _with_bars(pos, 10)])
+    closed = cb.row_from_points({6: 14, 19: -2, 20: -2, 21: -2, 22: -3, 23: -3, 24: -3}, bar=(1, 0))
+    pos = np.concatenate([pos, np.array([closed], dtype=np.int8)])
+    fast = movegen_compiled.can_move_some_die(pos, enter_all)
+    assert np.array_equal(fast, movegen.can_move_some_die_numpy(pos, enter_all))
+    assert not fast[-1] and fast.any()                 # the closed-out checker cannot move
+    # and it is what generating the 21 rolls says: some roll changes the position
+    boards = np.repeat(pos, len(ROLLS), axis=0)
+    after = movegen.legal_afterstates(boards, np.tile(ROLLS, (len(pos), 1)),
+                                      acey_deucey=variant == "acey_deucey", enter_all_before_moving=enter_all)
+    moved = np.zeros(len(boards), bool)
+    moved[after.parent[(after.boards != boards[after.parent]).any(axis=1)]] = True
+    assert np.array_equal(fast, moved.reshape(len(pos), len(ROLLS)).any(axis=1))

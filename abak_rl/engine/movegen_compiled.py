@@ -306,6 +306,36 @@ def _generate(boards, dice, table, enter_all):
 
 
 @_jit
+def _can_move(boards, enter_all, out):
+    for p in range(boards.shape[0]):
+        own = 0
+        open_ = 0
+        for i in range(24):
+            if boards[p, i] > 0:
+                own |= 1 << i
+            if boards[p, i] >= -1:
+                open_ |= 1 << i
+        if boards[p, BAR] > 0:
+            own |= BAR_BIT
+        if boards[p, POOL] > 0:
+            own |= POOL_BIT
+        for d in range(1, 7):
+            if _sources(own, open_, d, enter_all) != 0:
+                out[p] = True
+                break
+
+
+def can_move_some_die(boards: np.ndarray, enter_all: bool = False) -> np.ndarray:
+    """True where the player to move can make one movement with some die 1..6, as
+    movegen.can_move_some_die (which says why that is "some roll has a legal play")."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    out = np.zeros(boards.shape[0], dtype=np.bool_)
+    if boards.shape[0]:
+        _can_move(boards, bool(enter_all), out)
+    return out
+
+
+@_jit
 def _first_of_each(parent, words):
     """Indices (ascending) of the first row of every distinct (parent, row): parent is
     non-decreasing, words the rows as 4 uint64 each. An open-addressing table per parent."""

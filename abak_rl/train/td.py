@@ -32,6 +32,7 @@ import torch
 from torch.autograd.graph import increment_version
 
 from ..model.net import routed, swap_perspective
+from . import td_compiled
 
 
 @lru_cache(maxsize=1024)
@@ -50,7 +51,16 @@ def lambda_returns(probs: np.ndarray, again: np.ndarray, length: np.ndarray, lam
 
     probs [G, T, 5]: each afterstate's probabilities from its mover's view, the last one
     (t = length - 1) the exact result; again [G, T]: afterstate t's mover also made t + 1.
+    The compiled recursion (train/td_compiled.py) when Numba is there, else the NumPy form.
     """
+    if td_compiled.AVAILABLE:
+        return td_compiled.lambda_returns(probs, again, length, lam)
+    return lambda_returns_numpy(probs, again, length, lam)
+
+
+def lambda_returns_numpy(probs: np.ndarray, again: np.ndarray, length: np.ndarray, lam: float) -> np.ndarray:
+    """lambda_returns as array passes: every value converted to afterstate 0's mover's view,
+    one product with the [T, T] weight matrix, converted back."""
     G, T, _ = probs.shape
     t = np.arange(T)
     # view of afterstate t relative to afterstate 0's mover: flips on every change of mover
