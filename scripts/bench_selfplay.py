@@ -42,7 +42,7 @@ from abak_rl.model.net import build_net, routed
 from abak_rl.model.scorer import Scorer
 from abak_rl.train import config as cfgmod
 from abak_rl.train.checkpoint import build_net_from, load_checkpoint
-from abak_rl.train.run import lr_at, make_optimizer, make_variant
+from abak_rl.train.run import PlainSection, lr_at, make_optimizer, make_variant
 from abak_rl.train.selfplay import SelfPlay
 from abak_rl.train.td import SampleQueue, td_update
 
@@ -128,7 +128,7 @@ def measure(args):
         over.append(f"train.batch_games={args.batch_games}")
     cfg = cfgmod.compose(over)
     cfgmod.validate(cfg)
-    T = cfg.train
+    T = PlainSection.of(cfg.train)      # plain values, as the trainer's loop reads them
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     variant = make_variant(cfg)

@@ -59,6 +59,20 @@ class Counters:
     history: list = field(default_factory=list)   # one dict per evaluation
 
 
+class PlainSection(dict):
+    """A config section as a plain dict that also reads keys as attributes (T.lr, T["lambda"])."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    @classmethod
+    def of(cls, section: DictConfig) -> PlainSection:
+        return cls(OmegaConf.to_container(section, resolve=True))
+
+
 def lr_at(t: DictConfig, games: int) -> float:
     """Learning rate after `games` games: lr -> lr_final over train.games (linear or cosine)."""
     if t.lr_final is None:
@@ -243,6 +257,8 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             save_checkpoint(ckpt_dir / "best.pt", payload(full=False))
         return res
 
+    # plain values from here on: an OmegaConf lookup costs microseconds and a step makes ~20
+    T, E = PlainSection.of(T), PlainSection.of(E)
     bar = None
     if cfg.progress:
         from tqdm import tqdm
