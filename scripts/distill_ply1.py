@@ -1,0 +1,160 @@
+#!/usr/bin/env python
+"""Distil a net's 1-ply search into its 0-ply evaluation: label self-play positions with the
+net's own 1-ply values, then fit the net to them (supervised), and write a new checkpoint.
+
+    python scripts/distill_ply1.py CHECKPOINT OUT.pt [--positions 1400000] [--data DIR]
+                                   [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 101]
+
+1. Label: the net plays itself (512 games in lockstep, 0-ply, no exploration); every afterstate
+   it plays whose value is not exact (finished games and, with the bear-off database, bear-offs
+   are skipped) gets its 1-ply value: the next player's 21 rolls, each answered by its best
+   0-ply play, averaged (agents/search.py, the search that `ply=1` plays with). Chunks of 50,000
+   afterstates go to DIR (default OUT's name + `.data/`) as .npz files, so a stopped run goes
+   on where it stopped; each chunk's games have their own seed.
+2. Fit: Adam on 0.5 * sum over the 5 outputs of (net - label)^2, the loss TD learning uses, the
+   learning rate falling linearly from --lr to 0 over the epochs; 2% of the labels (at most
+   20,000) are held out and their loss is printed before and after each epoch.
+
+OUT is the input checkpoint with the fitted weights (everything else kept), so it plays as
+`agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
+distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+CHUNK = 50_000
+
+
+def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True) -> list[Path]:
+    """Write (or reuse) chunk files until they hold `positions` labelled afterstates."""
+    from tqdm import tqdm
+
+    from abak_rl.train.selfplay import SelfPlay
+    scorer = agent.scorer
+    data.mkdir(parents=True, exist_ok=True)
+    files, have, k = [], 0, 0
+    bar = tqdm(total=positions, unit="pos", desc="1-ply labels", disable=not progress)
+    while have < positions:
+        path = data / f"chunk{k:04d}.npz"
+        if not path.is_file():
+            play = SelfPlay(scorer.variant, 512, seed=seed * 1_000_003 + k)
+            boards, again, n = [], [], 0
+            while n < chunk:
+                done = play.step(scorer)
+                for g in range(done.length.size):
+                    last = int(done.length[g]) - 1          # the final row is the exact result
+                    live = ~scorer.exact_mask(done.boards[g, :last])
+                    boards.append(done.boards[g, :last][live])
+                    again.append(done.again[g, :last][live])
+                    n += int(live.sum())
+            b, a = np.concatenate(boards)[:chunk], np.concatenate(again)[:chunk]
+            target = agent.values(b, a, 1).astype(np.float32)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, boards=b, again=a, target=target)
+            tmp.replace(path)                                # a chunk is whole or absent
+        with np.load(path) as z:
+            n = int(z["boards"].shape[0])
+        files.append(path)
+        have += n
+        bar.update(min(n, positions - bar.n))
+        k += 1
+    bar.close()
+    return files
+
+
+def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int, log=print) -> dict:
+    """Supervised steps toward the labels; returns the held-out loss before and after."""
+    from abak_rl.model.net import routed
+    parts = [np.load(f) for f in files]
+    boards = np.concatenate([p["boards"] for p in parts])
+    again = np.concatenate([p["again"] for p in parts])
+    target = torch.from_numpy(np.concatenate([p["target"] for p in parts]))
+    x = torch.from_numpy(np.concatenate([scorer.features.encode(boards[i:i + CHUNK], again[i:i + CHUNK])
+                                         for i in range(0, len(boards), CHUNK)]))
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(boards))
+    n_val = min(20_000, len(boards) // 50)
+    val, train = torch.from_numpy(order[:n_val]), order[n_val:]
+    net = scorer.net
+
+    def held_out() -> float:
+        with torch.no_grad():
+            return float(0.5 * ((routed(net, x[val]) - target[val]) ** 2).sum(-1).mean())
+
+    report = {"samples": int(len(train)), "held_out": int(n_val), "loss_before": held_out()}
+    log(f"distill_ply1: {len(train):,} labels, {n_val:,} held out; held-out loss {report['loss_before']:.6f}")
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = len(train) // batch
+    total = max(epochs * steps, 1)
+    net.train()
+    for epoch in range(epochs):
+        perm = rng.permutation(train)
+        for s in range(steps):
+            for group in opt.param_groups:
+                group["lr"] = lr * (1 - (epoch * steps + s) / total)
+            idx = torch.from_numpy(perm[s * batch:(s + 1) * batch])
+            loss = 0.5 * ((routed(net, x[idx]) - target[idx]) ** 2).sum(-1).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        report[f"loss_epoch{epoch + 1}"] = held_out()
+        log(f"distill_ply1: epoch {epoch + 1}/{epochs}, held-out loss {report[f'loss_epoch{epoch + 1}']:.6f}")
+    net.eval()
+    return report
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="distill_ply1.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkpoint")
+    ap.add_argument("out")
+    ap.add_argument("--positions", type=int, default=1_400_000)
+    ap.add_argument("--data", default=None, help="folder of the labelled chunks (default OUT.data/)")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=0.0005)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--seed", type=int, default=101)
+    ap.add_argument("--chunk", type=int, default=CHUNK, help=argparse.SUPPRESS)
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    for name in ("positions", "epochs", "batch", "chunk"):
+        if getattr(args, name) < 1:
+            print(f"distill_ply1: --{name} must be at least 1", file=sys.stderr)
+            return 2
+    if not args.lr > 0:
+        print("distill_ply1: --lr must be > 0", file=sys.stderr)
+        return 2
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+    torch.set_num_threads(1)
+    out = Path(args.out)
+    try:
+        data = load_checkpoint(args.checkpoint)
+        agent = load_neural_agent(args.checkpoint, data["variant"])
+        if not out.parent.is_dir():
+            raise CheckpointError(f"cannot write {out}: {out.parent} is not a folder")
+    except (CheckpointError, ValueError) as e:
+        print(f"distill_ply1: {e}", file=sys.stderr)
+        return 2
+    folder = Path(args.data) if args.data else out.with_name(out.name + ".data")
+    files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress)
+    report = fit(agent.scorer, files, args.epochs, args.lr, args.batch, args.seed)
+    new = {k: v for k, v in data.items() if k != "path"}
+    new["net"] = agent.scorer.net.state_dict()
+    new["distilled"] = {"from": str(data["path"]), "ply": 1, "positions": args.positions, "epochs": args.epochs,
+                        "lr": args.lr, "batch": args.batch, "seed": args.seed, **report}
+    save_checkpoint(out, new)
+    print(f"distill_ply1: wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

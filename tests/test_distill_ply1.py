@@ -1,0 +1,43 @@
+"""scripts/distill_ply1.py: 1-ply labels of self-play positions, a fit toward them, a new checkpoint."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from abak_rl.agents.neural import load_neural_agent
+from abak_rl.train.checkpoint import load_checkpoint
+
+from test_widen_net import _trained_expert_net
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+
+def test_labels_are_the_nets_1ply_values_and_the_fit_moves_toward_them(tmp_path, capsys):
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    out = tmp_path / "d.pt"
+    args = [str(src), str(out), "--positions", "400", "--chunk", "200", "--epochs", "2", "--lr", "0.02",
+            "--batch", "32", "--no-progress"]
+    assert distill_ply1.main(args) == 0
+    chunks = sorted((tmp_path / "d.pt.data").glob("chunk*.npz"))
+    assert len(chunks) == 2
+    agent = load_neural_agent(src, "standard")
+    with np.load(chunks[0]) as z:
+        b, a, y = z["boards"], z["again"], z["target"]
+    assert len(b) == 200 and not agent.scorer.exact_mask(b).any()
+    np.testing.assert_allclose(y[:25], agent.values(b[:25], a[:25], 1), atol=1e-6)
+    new = load_checkpoint(out)
+    rep = new["distilled"]
+    assert rep["loss_epoch2"] < rep["loss_before"]                 # closer to the labels
+    assert any((new["net"][k] != v).any() for k, v in load_checkpoint(src)["net"].items())
+    assert set(load_checkpoint(src)) - {"path"} <= set(new)         # still a full, resumable checkpoint
+    # a second run reuses the chunks it finds
+    stamp = [c.stat().st_mtime_ns for c in chunks]
+    assert distill_ply1.main(args[:1] + [str(tmp_path / "e.pt"), "--data", str(tmp_path / "d.pt.data")] + args[2:]) == 0
+    assert [c.stat().st_mtime_ns for c in chunks] == stamp
+    capsys.readouterr()
+    assert distill_ply1.main([str(tmp_path / "missing.pt"), str(out)]) == 2
+    assert distill_ply1.main([str(src), str(out), "--epochs", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("distill_ply1: ") for line in err)
