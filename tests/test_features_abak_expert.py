@@ -139,6 +139,9 @@ def test_compiled_masks_and_shots_equal_the_numpy_ones(positions):
     for got, want in zip(ae._shots(M, on_bar), ae._shots_numpy(M, on_bar)):
         assert np.array_equal(got, want)
     assert (ae._shots(M, on_bar)[0] > 0).mean() > 0.3       # real positions have shots
+    special = ae._special_codes(positions, codes)
+    assert np.array_equal(special, ae._special_codes_numpy(positions, codes))
+    assert (special < ae.BAR_PLACE * 20).any() and (special >= ae.BAR_PLACE * 20).any()   # board and bar/off
 
 
 def test_a_trainer_update_refreshes_the_packed_tables():

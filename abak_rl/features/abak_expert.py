@@ -244,7 +244,16 @@ _H = np.arange(ab.HEIGHT)
 
 
 def _special_codes(boards: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """int16 [N, 12] place codes of the special slots (module docstring)."""
+    """int16 [N, 12] place codes of the special slots (module docstring); compiled where Numba
+    is there (abak_expert_compiled.special_codes), else _special_codes_numpy."""
+    if abak_expert_compiled.AVAILABLE:
+        return abak_expert_compiled.special_codes(
+            boards, codes, INFO, ab.SLOTS, ab.HEIGHT, _SLOT_OF, ab.GUARD, _SPECIAL_BAR_COLS, BAR_PLACE, OFF_PLACE)
+    return _special_codes_numpy(boards, codes)
+
+
+def _special_codes_numpy(boards: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """_special_codes as array passes over the special checkers of the batch."""
     n = boards.shape[0]
     flat = np.ascontiguousarray(boards[:, :ab.SLOTS])
     idx = np.flatnonzero(flat.view(np.uint8) + np.uint8(1) > 2)     # |code| >= 2

@@ -4,8 +4,9 @@ the batch each).
 The NumPy version (abak_expert._shots_numpy) builds [rolls, N] arrays of masks for the 36 rolls;
 this computes the same two numbers per row from the same 24-bit column masks with the same
 rules (abak_expert._shots's docstring), one position at a time in machine code. It was the
-largest single part of Abak's encoder; the masks (24 table words summed per row) are the next. AVAILABLE is False where Numba cannot be imported;
-tests/test_features_abak_expert.py compares the two.
+largest single part of Abak's encoder; the masks (24 table words summed per row) and the
+special slots' place codes (abak_expert._special_codes_numpy) are here too. AVAILABLE is False
+where Numba cannot be imported; tests/test_features_abak_expert.py compares the two.
 """
 
 from __future__ import annotations
@@ -125,3 +126,46 @@ def shots(M: np.ndarray, on_bar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     trap = np.empty(n, np.float32)
     _shots_rows(np.ascontiguousarray(M, dtype=np.int64), np.ascontiguousarray(on_bar, dtype=np.bool_), hit, trap)
     return hit, trap
+
+
+@_jit
+def _special_rows(boards, codes, info, slots, height, slot_of, guard, bar_cols, bar_place, off_place, out):
+    on = np.zeros(2, np.int64)
+    for r in range(boards.shape[0]):
+        on[0] = 0
+        on[1] = 0
+        written = 0                            # bit k: slot k holds a checker on the board
+        for idx in range(slots):
+            v = boards[r, idx]
+            if -2 < v < 2:
+                continue
+            theirs = 1 if v < 0 else 0
+            cls = -v if v < 0 else v
+            p = idx // height
+            h = idx % height
+            c = codes[r, p]
+            other_high = info[c, 8] if theirs else info[c, 9]
+            code = p * 20 + h * 4 + (2 if h < other_high else 0) + (1 if h == info[c, 0] - 1 else 0)
+            if cls == guard:                   # a side's Guards in board order
+                slot = 6 * theirs + 4 + on[theirs]
+                on[theirs] += 1
+            else:
+                slot = slot_of[cls] + 6 * theirs
+            out[r, slot] = code
+            written |= 1 << slot
+        for side in range(2):                  # the others: on the bar if the bar holds them, else off
+            for j in range(4):
+                if not (written >> (6 * side + j)) & 1:
+                    here = boards[r, bar_cols[5 * side + j]] > 0
+                    out[r, 6 * side + j] = bar_place * 20 if here else off_place * 20
+            for j in range(on[side], 2):       # Guards: after the board ones, the bar, then off
+                here = j < on[side] + boards[r, bar_cols[5 * side + 4]]
+                out[r, 6 * side + 4 + j] = bar_place * 20 if here else off_place * 20
+
+
+def special_codes(boards, codes, info, slots, height, slot_of, guard, bar_cols, bar_place, off_place):
+    """int16 [N, 12] place codes of the special slots, as abak_expert._special_codes_numpy."""
+    out = np.empty((boards.shape[0], 12), np.int16)
+    _special_rows(np.ascontiguousarray(boards, dtype=np.int8), np.ascontiguousarray(codes, dtype=np.int64),
+                  info, slots, height, slot_of, guard, bar_cols, bar_place, off_place, out)
+    return out
