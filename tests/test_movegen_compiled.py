@@ -97,10 +97,12 @@ def test_compiled_can_move_equals_numpy_and_the_generator(variant, enter_all):
     fast = movegen_compiled.can_move_some_die(pos, enter_all)
     assert np.array_equal(fast, movegen.can_move_some_die_numpy(pos, enter_all))
     assert not fast[-1] and fast.any()                 # the closed-out checker cannot move
-    # and it is what generating the 21 rolls says: some roll changes the position
-    boards = np.repeat(pos, len(ROLLS), axis=0)
-    after = movegen.legal_afterstates(boards, np.tile(ROLLS, (len(pos), 1)),
+    # and it is what generating the 21 rolls says: some roll changes the position (a sample
+    # for Acey-deucey, whose 1-2 unions are large; the blocked ones always)
+    some = np.concatenate([np.arange(0, len(pos), 1 if variant == "standard" else 12), np.flatnonzero(~fast)])
+    boards = np.repeat(pos[some], len(ROLLS), axis=0)
+    after = movegen.legal_afterstates(boards, np.tile(ROLLS, (len(some), 1)),
                                       acey_deucey=variant == "acey_deucey", enter_all_before_moving=enter_all)
     moved = np.zeros(len(boards), bool)
     moved[after.parent[(after.boards != boards[after.parent]).any(axis=1)]] = True
-    assert np.array_equal(fast, moved.reshape(len(pos), len(ROLLS)).any(axis=1))
+    assert np.array_equal(fast[some], moved.reshape(len(some), len(ROLLS)).any(axis=1))
