@@ -31,11 +31,12 @@ def test_pretrained_net_loads_and_beats_random(variant):
     assert (r.winner == 0).mean() >= 0.75
 
 
-def test_the_standard_net_uses_expert2_inputs_phase_nets_and_the_bearoff_database():
+def test_the_standard_net_uses_expert2_inputs_two_layer_phase_nets_and_the_bearoff_database():
     card = json.loads((ROOT / "standard" / "model_card.json").read_text())
     assert card["feature_set"]["name"] == "expert2"
     assert card["network"]["type"] == "phased_mlp" and card["network"]["phases"] == ["contact", "race"]
-    assert card["network"]["bearoff"]
+    assert card["network"]["layers"] == 2 and card["network"]["bearoff"]
+    assert {m["opponent"] for m in card["measured"]} >= {"gnubg", "pubeval"}
 
 
 def test_the_abak_net_uses_abak_expert_inputs_and_phase_nets_and_records_its_figures():
@@ -56,14 +57,17 @@ def test_std60_is_kept_as_a_named_baseline_opponent():
     assert (r.winner == 0).mean() >= 0.75
 
 
-def test_std_expert_is_kept_as_a_named_baseline_opponent():
+@pytest.mark.parametrize("name,features,layers", [("std_expert", "expert", 1), ("std_e2z", "expert2", 1)])
+def test_earlier_standard_nets_are_kept_as_named_baseline_opponents(name, features, layers):
     pytest.importorskip("onnxruntime")
     from abak_rl.agents.registry import make_agent
     card = json.loads((ROOT / "standard" / "model_card.json").read_text())
     assert card["training"]["games"] >= 1_000_000
     v = get_variant("standard")
-    agent = make_agent("std_expert", v)
-    assert agent.name == "std_expert" and agent.model.features.name == "expert"
+    agent = make_agent(name, v)
+    assert agent.name == name and agent.model.features.name == features
+    base = json.loads((ROOT / "baselines" / name / "model_card.json").read_text())
+    assert base["network"]["layers"] == layers
     r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
     assert (r.winner == 0).mean() >= 0.75
 
