@@ -50,12 +50,13 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             boards, again, n = [], [], 0
             while n < chunk:
                 done = play.step(scorer)
-                for g in range(done.length.size):
-                    last = int(done.length[g]) - 1          # the final row is the exact result
-                    live = ~scorer.exact_mask(done.boards[g, :last])
-                    boards.append(done.boards[g, :last][live])
-                    again.append(done.again[g, :last][live])
-                    n += int(live.sum())
+                T = done.boards.shape[1]                     # each game's final row is its result
+                played = np.arange(T)[None, :] < (done.length - 1)[:, None]
+                rows, turn = done.boards[played], done.again[played]
+                live = ~scorer.exact_mask(rows)
+                boards.append(rows[live])
+                again.append(turn[live])
+                n += int(live.sum())
             b, a = np.concatenate(boards)[:chunk], np.concatenate(again)[:chunk]
             target = agent.values(b, a, 1).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")

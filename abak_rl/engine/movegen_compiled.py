@@ -80,6 +80,24 @@ def _sources(own, open_, d, enter_all):
 
 
 @_jit
+def _root(r, p):
+    """(own, open) masks of row p of r: the mover's sources (points, bar, pool) and the points
+    it may land on (at most one opposing checker)."""
+    own = 0
+    open_ = 0
+    for i in range(24):
+        if r[p, i] > 0:
+            own |= 1 << i
+        if r[p, i] >= -1:
+            open_ |= 1 << i
+    if r[p, BAR] > 0:
+        own |= BAR_BIT
+    if r[p, POOL] > 0:
+        own |= POOL_BIT
+    return own, open_
+
+
+@_jit
 def _after(s):
     """Sources a double may use after a movement from s: played in non-increasing order, the
     bar first, then the pool, then the points from 24 down."""
@@ -158,17 +176,7 @@ def _generate(boards, dice, table, enter_all):
             rows[k] = boards[p, k]
         a = dice[p, 0]
         b = dice[p, 1]
-        own0 = 0
-        open_ = 0
-        for i in range(24):
-            if rows[i] > 0:
-                own0 |= 1 << i
-            if rows[i] >= -1:
-                open_ |= 1 << i
-        if rows[BAR] > 0:
-            own0 |= BAR_BIT
-        if rows[POOL] > 0:
-            own0 |= POOL_BIT
+        own0, open_ = _root(boards, p)
         c = 0
         most = 0
         if a != b:
@@ -308,17 +316,7 @@ def _generate(boards, dice, table, enter_all):
 @_jit
 def _can_move(boards, enter_all, out):
     for p in range(boards.shape[0]):
-        own = 0
-        open_ = 0
-        for i in range(24):
-            if boards[p, i] > 0:
-                own |= 1 << i
-            if boards[p, i] >= -1:
-                open_ |= 1 << i
-        if boards[p, BAR] > 0:
-            own |= BAR_BIT
-        if boards[p, POOL] > 0:
-            own |= POOL_BIT
+        own, open_ = _root(boards, p)
         for d in range(1, 7):
             if _sources(own, open_, d, enter_all) != 0:
                 out[p] = True

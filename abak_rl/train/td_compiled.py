@@ -18,6 +18,15 @@ __all__ = ["AVAILABLE", "lambda_returns"]
 
 
 @_jit
+def _swap(v):
+    """v (5 outcome probabilities) seen from the other player, in place."""
+    v[0] = 1.0 - v[0]
+    a, b = v[1], v[2]
+    v[1], v[2] = v[3], v[4]
+    v[3], v[4] = a, b
+
+
+@_jit
 def _returns(probs, again, length, lam, out):
     G, T = probs.shape[0], probs.shape[1]
     g_next = np.empty(5)
@@ -33,14 +42,8 @@ def _returns(probs, again, length, lam, out):
             for c in range(5):
                 y_next[c] = probs[g, t + 1, c]
             if not again[g, t]:                   # t + 1 was made by the other player: its view
-                a, b = 1.0 - g_next[0], 1.0 - y_next[0]
-                g_next[0], y_next[0] = a, b
-                a, b = g_next[1], g_next[2]
-                g_next[1], g_next[2] = g_next[3], g_next[4]
-                g_next[3], g_next[4] = a, b
-                a, b = y_next[1], y_next[2]
-                y_next[1], y_next[2] = y_next[3], y_next[4]
-                y_next[3], y_next[4] = a, b
+                _swap(g_next)
+                _swap(y_next)
             for c in range(5):
                 # the return of the last move is the result itself (g_next holds it then)
                 v = g_next[c] if t == last - 1 else (1.0 - lam) * y_next[c] + lam * g_next[c]
