@@ -4,10 +4,13 @@ measurement; the figure is the best of --reps runs (CPU time of this process), w
 least disturbed by other work on a shared machine; the ratio is the median over --reps of
 (standard seconds / Abak seconds), the two variants' game sets alternating within each
 repetition. Afterstates per second: the same sample of positions met in random games (each
-with its own roll), cut into batches of each size.
+with its own roll), cut into batches of each size. Then the compiled generator
+(abak/movegen_compiled.py) against the NumPy steps (its AVAILABLE switched off) at the
+--compare batch sizes, the two alternating within each repetition: positions per second (best
+of --reps) and the median ratio.
 
     python scripts/bench_abak.py [--games 256] [--seeds 3] [--reps 3] [--batches 1,64,1024]
-                                 [--positions 2048]
+                                 [--positions 2048] [--compare 256,1024]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 import numpy as np
 
 from abak_rl.agents.random_agent import RandomAgent
+from abak_rl.engine.abak import movegen_compiled
 from abak_rl.engine.game import play_games
 from abak_rl.engine.variants import get_variant
 
@@ -44,6 +48,29 @@ def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
             np.array([turns[i]["dice"] for i in pick], dtype=np.int8))
 
 
+def compiled_vs_numpy(v, boards, dice, batch: int, reps: int) -> dict:
+    """Positions per second of the compiled generator and of the NumPy steps on the same
+    batches, A then B in each repetition (CPU seconds; best of reps), and the median ratio."""
+    chunks = [(boards[i:i + batch], dice[i:i + batch]) for i in range(0, len(boards), batch)]
+    secs = np.zeros((reps, 2))
+    try:
+        for rep in range(reps):
+            for i, compiled in enumerate((True, False)):
+                movegen_compiled.AVAILABLE = compiled
+                t = time.process_time()
+                for b, d in chunks:
+                    v.legal_afterstates(b, d)
+                secs[rep, i] = time.process_time() - t
+    finally:
+        movegen_compiled.AVAILABLE = True
+    ratio = secs[:, 1] / secs[:, 0]
+    return {"what": "abak_compiled_vs_numpy", "batch": batch, "positions": len(boards),
+            "compiled_positions_per_s": round(len(boards) / secs[:, 0].min()),
+            "numpy_positions_per_s": round(len(boards) / secs[:, 1].min()),
+            "ratio": round(float(np.median(ratio)), 2),
+            "per_rep": [round(float(x), 2) for x in ratio]}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=256)
@@ -52,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--positions", type=int, default=2048, help="positions timed per batch size")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=3, help="game sets of --games games (seeds)")
+    ap.add_argument("--compare", default="256,1024",
+                    help="batch sizes for compiled against NumPy ('' skips)")
     args = ap.parse_args(argv)
     rows = []
     seeds = range(args.seed, args.seed + args.seeds)
@@ -86,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
         rows.append({"what": "abak_afterstates_per_s", "batch": batch, "positions": len(boards),
                      "afterstates": n, "value": round(n / secs),
                      "positions_per_s": round(len(boards) / secs)})
+    if movegen_compiled.AVAILABLE:
+        for batch in (int(b) for b in args.compare.split(",") if b):
+            rows.append(compiled_vs_numpy(v, boards, dice, batch, args.reps))
     for r in rows:
         print(json.dumps(r))
 

@@ -9,9 +9,10 @@ Ends with one JSON line per measurement.
 
     .venv/bin/python scripts/bench_movegen.py [--variant standard|nackgammon|acey_deucey|abak]
 
---variant abak runs scripts/bench_abak.py (Abak's afterstates per second at batch 1, 64, 1024
-and its random-play games per second next to the standard variant's, the two alternating in
-the same run), with --repeats as its --reps and --batches and --games passed on.
+--variant abak runs scripts/bench_abak.py (Abak's afterstates per second at batch 1, 64, 1024,
+its random-play games per second next to the standard variant's, the two alternating in the
+same run, and its compiled generator against the NumPy one at batch 256 and 1024), with
+--repeats as its --reps and --batches and --games passed on.
 """
 
 from __future__ import annotations

@@ -17,13 +17,17 @@ def json_lines(text: str) -> list[dict]:
 def test_bench_abak_reports_both_variants_and_the_ratio(capsys):
     import bench_abak
     bench_abak.main(["--games", "4", "--seeds", "1", "--reps", "2", "--batches", "1,8",
-                     "--positions", "16"])
+                     "--positions", "16", "--compare", "8"])
     rows = json_lines(capsys.readouterr().out)
     games = {r["variant"]: r for r in rows if r["what"] == "random_games_per_s"}
     assert set(games) == {"standard", "abak"} and all(r["value"] > 0 for r in games.values())
     ratio = next(r for r in rows if r["what"] == "abak_over_standard_games_ratio")
     assert len(ratio["per_rep"]) == 2 and ratio["value"] > 0
     assert [r["batch"] for r in rows if r["what"] == "abak_afterstates_per_s"] == [1, 8]
+    vs = [r for r in rows if r["what"] == "abak_compiled_vs_numpy"]
+    assert [r["batch"] for r in vs] == [8] and len(vs[0]["per_rep"]) == 2 and vs[0]["ratio"] > 0
+    from abak_rl.engine.abak import movegen_compiled
+    assert movegen_compiled.AVAILABLE          # switched back on after the NumPy runs
 
 
 def test_bench_movegen_abak_runs_the_abak_comparison(capsys):

