@@ -2,11 +2,12 @@
 """Play an ensemble of trained nets (their five outputs averaged) against an opponent.
 
     python scripts/ensemble_match.py CKPT1 CKPT2 [CKPT3 ...] --opponent gnubg \
-        [--games 10000] [--seed 20261201] [--json OUT.json]
+        [--ply 0|1|2] [--games 10000] [--seed 20261201] [--json OUT.json]
 
 A measurement, not a shipped agent: it answers whether independently trained nets, averaged at
 play time (0-ply: every afterstate scored by each member, the probabilities averaged, the best
-equity played), are stronger than each alone. Members must describe the same variant; each
+equity played; with --ply 1 or 2 the search of `ply=N` agents runs over the averaged
+probabilities), are stronger than each alone. Members must describe the same variant; each
 uses its own inputs (feature sets and phase nets may differ). The bear-off database, where the
 first member uses it, overrides all members in bear-off positions, as it does for one net.
 The opponent is any agent spec `abak-rl evaluate` accepts (gnubg, pubeval, checkpoint:PATH...).
@@ -45,10 +46,10 @@ class EnsembleScorer:
         return type(self._first).probs(self, boards, again, None)
 
 
-def ensemble_agent(paths, variant):
+def ensemble_agent(paths, variant, ply: int = 0):
     from abak_rl.agents.neural import NeuralAgent, load_neural_agent
     agents = [load_neural_agent(p, variant) for p in paths]
-    return NeuralAgent(EnsembleScorer([a.scorer for a in agents]), name=f"ensemble of {len(paths)}")
+    return NeuralAgent(EnsembleScorer([a.scorer for a in agents]), ply=ply, name=f"ensemble of {len(paths)}")
 
 
 def main(argv=None) -> int:
@@ -56,6 +57,7 @@ def main(argv=None) -> int:
     ap.add_argument("checkpoints", nargs="+")
     ap.add_argument("--opponent", required=True)
     ap.add_argument("--variant", default="standard")
+    ap.add_argument("--ply", type=int, default=0, help="search depth of the ensemble: 0, 1 or 2")
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--json", default=None, help="also write the result here")
@@ -67,6 +69,9 @@ def main(argv=None) -> int:
     if args.games < 2 or args.games % 2:
         print(f"ensemble_match: --games must be an even number >= 2, not {args.games}", file=sys.stderr)
         return 2
+    if args.ply not in (0, 1, 2):
+        print(f"ensemble_match: --ply must be 0, 1 or 2, not {args.ply}", file=sys.stderr)
+        return 2
     if args.json and not Path(args.json).parent.is_dir():
         print(f"ensemble_match: cannot write {args.json}: its folder does not exist", file=sys.stderr)
         return 2
@@ -76,7 +81,7 @@ def main(argv=None) -> int:
     from abak_rl.train.checkpoint import CheckpointError
     try:
         variant = get_variant(args.variant)
-        agent = ensemble_agent(args.checkpoints, variant)
+        agent = ensemble_agent(args.checkpoints, variant, args.ply)
         opponent = make_agent(args.opponent, variant, seed=args.seed)
     except (CheckpointError, ValueError) as e:
         print(f"ensemble_match: {e}", file=sys.stderr)
@@ -84,6 +89,7 @@ def main(argv=None) -> int:
     result = run_match(agent, opponent, variant, games=args.games, seed=args.seed,
                        progress=False if args.no_progress else None)
     result = {"members": list(args.checkpoints), **{k: v for k, v in result.items() if k != "results"}}
+    result["ply"] = args.ply
     print(f"{agent.name} vs {args.opponent} ({args.games} games, seed {args.seed}): "
           f"{result['ppg']:+.3f} ± {result['ppg_ci95']:.3f} ppg, wins {100 * result['win_rate']:.1f}%")
     if args.json:

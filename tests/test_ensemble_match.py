@@ -45,10 +45,21 @@ def test_ensemble_probabilities_are_the_members_mean_and_it_plays(tmp_path, caps
                                 "--no-progress", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert r["games"] == 20 and r["members"] == [str(a), str(b)] and -3 <= r["ppg"] <= 3
+    # at 1-ply the search runs over the averaged probabilities
+    ens1 = ensemble_match.ensemble_agent([str(a), str(b)], v, ply=1)
+    v1 = ens1.values(after.boards[:5], again[:5], 1)
+    for member in (a, b):
+        alone = load_neural_agent(member, v, ply=1).values(after.boards[:5], again[:5], 1)
+        assert np.abs(v1 - alone).max() > 1e-4
+    assert ((v1 >= 0) & (v1 <= 1)).all()
+    assert ensemble_match.main([str(a), str(b), "--opponent", "random", "--games", "2", "--ply", "1",
+                                "--no-progress", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["ply"] == 1
     capsys.readouterr()
+    assert ensemble_match.main([str(a), str(b), "--opponent", "random", "--ply", "3"]) == 2
     assert ensemble_match.main([str(a), "--opponent", "random"]) == 2
     assert ensemble_match.main([str(a), str(tmp_path / "missing.pt"), "--opponent", "random"]) == 2
     assert ensemble_match.main([str(a), str(b), "--opponent", "nobody"]) == 2
     assert ensemble_match.main([str(a), str(b), "--opponent", "random", "--games", "7"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4 and all(line.startswith("ensemble_match: ") for line in err)
+    assert len(err) == 5 and all(line.startswith("ensemble_match: ") for line in err)
