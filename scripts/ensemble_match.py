@@ -29,10 +29,7 @@ class EnsembleScorer:
     """The first member's Scorer, with net_probs averaged over all members' nets."""
 
     def __init__(self, scorers):
-        self.members = scorers
-        first = scorers[0]
-        self.__dict__.update({k: v for k, v in first.__dict__.items() if k != "members"})
-        self._first = first
+        self.members, self._first = scorers, scorers[0]
 
     def __getattr__(self, name):        # everything not overridden: the first member's
         return getattr(self._first, name)
