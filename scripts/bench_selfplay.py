@@ -8,7 +8,8 @@
 --set takes training-config overrides (key=value, as on the `abak-rl train` command line), e.g.
 `--set model.features=td198 model.phases=single model.bearoff=false` for the raw-input net.
 --vs-gnubg N also plays N games of GNU Backgammon's own 0-ply self-play in the same process
-(gnubg_nn best_move for both sides, one thread, random dice) and prints one JSON line with both
+(gnubg_nn best_move for both sides, one thread, random dice; half of them before our games and
+half after, so load that drifts during the run falls on both) and prints one JSON line with both
 rates per CPU-second and their ratio: the figure issues 12 and 14 quote. --vs-variant V measures
 V on its default config in the same process (A, B, A, B) and prints both rates and their ratio,
 e.g. `--variant abak --vs-variant standard`.
@@ -258,14 +259,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.vs_variant:
         return compare(args)
+    # gnubg's games are split around ours (half before, half after): the machine's load
+    # drifts over a run, and a reference timed on one side of it only would catch less of it
+    before = gnubg_selfplay(max(1, args.vs_gnubg // 2), seed=0) if args.vs_gnubg else None
     report, parts, n, wall, cpu, T, fs, net = measure(args)
     if args.vs_gnubg:
-        gnu = gnubg_selfplay(args.vs_gnubg)
+        after = gnubg_selfplay(max(1, args.vs_gnubg - args.vs_gnubg // 2), seed=1)
+        g_games, g_cpu = before["games"] + after["games"], before["cpu_seconds"] + after["cpu_seconds"]
         print(json.dumps({"bench": "selfplay_vs_gnubg", "variant": args.variant, "features": fs.name,
                           "model": dict(net.shape), "ours_games_per_cpu_s": round(report["games_per_cpu_s"], 1),
-                          "gnubg_games_per_cpu_s": round(gnu["games_per_cpu_s"], 1),
-                          "ratio": round(report["games_per_cpu_s"] / gnu["games_per_cpu_s"], 3),
-                          "ours_games": n, "gnubg_games": gnu["games"]}))
+                          "gnubg_games_per_cpu_s": round(g_games / g_cpu, 1),
+                          "gnubg_before_after": [round(before["games_per_cpu_s"], 1), round(after["games_per_cpu_s"], 1)],
+                          "ratio": round(report["games_per_cpu_s"] * g_cpu / g_games, 3),
+                          "ours_games": n, "gnubg_games": g_games}))
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -176,8 +176,8 @@ def test_selfplay_keeps_the_features_it_scored_with_for_learning():
         queue.push_games(fin, 0.7)
         if len(queue) >= 64:
             boards, again, _, x = queue.pop(len(queue))
-            assert x is not None
-            np.testing.assert_array_equal(x, FS.encode(boards, again))
+            assert x is not None and x.shape[1] == sc.stored_width == FS.packing.size
+            np.testing.assert_array_equal(sc.dense(x), FS.encode(boards, again))
             checked += boards.shape[0]
     assert checked > 500
 
@@ -209,3 +209,80 @@ def test_expert2_known_pip_loss_and_contact():
     # the opponent's rearmost checker is on my 1 point (t = 1): all my checkers must pass it
     assert x[241] * 167 == pytest.approx(7 + 14 * 6)
     assert x[242] == 0
+
+
+def _bar_afterstates(n, seed):
+    """Random-game afterstates, a third of them with checkers moved to the bars."""
+    boards, again = sample_afterstates(get_variant("standard"), n, seed)
+    rng = np.random.default_rng(seed)
+    for b in boards[::3]:
+        for side_col, sign in ((cb.BAR, 1), (cb.OPP_BAR, -1)):
+            pts = np.flatnonzero(b[:24] * sign > 0)
+            if pts.size and rng.random() < 0.5:
+                b[rng.choice(pts)] -= sign
+                b[side_col] += 1
+    again = again.copy()
+    again[::7] = True
+    return cb.validate_boards(boards), again
+
+
+@pytest.mark.parametrize("name", ["expert", "expert2"])
+def test_packed_rows_unpack_to_the_dense_encoding(name):
+    """Self-play keeps packed rows (24 point codes + units 192..): unpacked they are exactly
+    the encoding the nets are trained on, and the NumPy fallback packs the same numbers."""
+    fs = get_feature_set(name)
+    boards, again = _bar_afterstates(1500, 11)
+    packed = fs.packing.pack(boards, again)
+    assert packed.shape == (boards.shape[0], fs.size - 168) == (boards.shape[0], fs.packing.size)
+    np.testing.assert_array_equal(packed[:, :24], boards[:, :24] + 15)
+    np.testing.assert_array_equal(fs.packing.unpack(packed), fs.encode(boards, again))
+    if name == "expert":
+        import unittest.mock as mock
+        with mock.patch.object(expert_compiled, "AVAILABLE", False):
+            np.testing.assert_allclose(fs.packing.pack(boards, again), packed, atol=1e-5)   # float rounding
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_packed_forward_of_phase_nets_equals_the_dense_net_and_follows_updates(layers):
+    """The table-sum first layer gives the dense net's outputs on contact and race rows
+    alike, and its cached tables follow an optimiser step (fused Adam included)."""
+    import torch
+    from abak_rl.model.net import PhasedNet
+    from abak_rl.model.packed import packed_forward
+    from abak_rl.train.td import mark_updated
+    boards, again = _bar_afterstates(1200, 12)
+    packed = FS.packing.pack(boards, again)
+    race = packed[:, 24 + expert.RACE_UNIT - 192] > 0.5
+    assert race.any() and (~race).any()
+    torch.manual_seed(0)
+    net = PhasedNet(FS.size, expert.RACE_UNIT, hidden=16, layers=layers)
+    dense = torch.from_numpy(FS.packing.unpack(packed))
+    cpu = torch.device("cpu")
+    opt = torch.optim.Adam(net.parameters(), lr=0.1, fused=True)
+    for _ in range(2):
+        with torch.inference_mode():
+            np.testing.assert_allclose(packed_forward(net, FS.packing, packed, cpu).numpy(),
+                                       net(dense).numpy(), atol=2e-5)
+        loss = net(dense).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        mark_updated(opt)
+
+
+def test_standard_selfplay_scores_packed_rows_by_default():
+    import torch
+    from abak_rl.model.net import build_net
+    from abak_rl.model.scorer import Scorer
+    v = get_variant("standard")
+    fs = feature_set_for("standard")
+    net = build_net(fs.size, {"hidden": 8, "layers": 1, "activation": "sigmoid", "phases": "auto",
+                              "bearoff": "auto"}, fs)
+    sc = Scorer(net, fs, v, torch.device("cpu"))
+    assert sc.packing is fs.packing and sc.stored_width == 72
+    boards, again = _bar_afterstates(300, 13)
+    live = ~sc.exact_mask(boards)
+    with torch.inference_mode():
+        dense = net(torch.from_numpy(fs.encode(boards[live], again[live])))
+    from abak_rl.model.net import cumulative
+    np.testing.assert_allclose(sc.probs(boards, again)[live], cumulative(dense).numpy(), atol=2e-5)

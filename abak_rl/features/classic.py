@@ -94,7 +94,10 @@ def _point_tables(weight):
     w = weight.detach()
     hidden = w.shape[0]
     table = torch.from_numpy(POINT_TABLE).to(w.device)
-    return torch.einsum("ck,hpk->pch", table, w[:, :192].reshape(hidden, cb.N_POINTS, 8)).reshape(-1, hidden)
+    # one [31, 8] @ [8, H] product per point (bmm: 2-3x faster than the same einsum; the
+    # tables are rebuilt after every gradient step)
+    per_point = w[:, :192].t().reshape(cb.N_POINTS, 8, hidden)
+    return torch.bmm(table.expand(cb.N_POINTS, 31, 8), per_point).reshape(-1, hidden)
 
 
 TD198 = FeatureSet("td198", 1, 198, ("standard", "nackgammon"), cb.WIDTH,

@@ -73,8 +73,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import board as cb
-from . import FeatureSet, expert_compiled
+from . import FeatureSet, Packing, expert_compiled
 from .classic import _encode as _encode_td198
+from .classic import _point_tables, _point_units
 
 SIDE_UNITS = 21
 SIZE = 198 + 2 * SIDE_UNITS
@@ -367,7 +368,38 @@ def _encode(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
     return encode_numpy(boards, again)
 
 
-EXPERT = FeatureSet("expert", 1, SIZE, ("standard", "nackgammon"), cb.WIDTH, _encode, class_unit=RACE_UNIT)
+# Packed rows (features.Packing): the 24 point codes (count + 15), then units 192.. as they are
+# (72 numbers for expert, 80 for expert2). Self-play keeps these and scores them with the first
+# layer as a sum of 24 table rows plus a 48-wide product (model/packed.py) instead of a
+# 240-wide one; training and export still see the dense rows (unpack).
+N_PACKED_POINTS = cb.N_POINTS
+
+
+def _packing(width: int, extra: bool) -> Packing:
+    def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+        boards = np.asarray(boards)
+        again = np.zeros(boards.shape[0], dtype=bool) if again is None else np.asarray(again, dtype=bool)
+        if expert_compiled.AVAILABLE:
+            return expert_compiled.encode(boards, again, ESCAPES, extra=extra, packed=True)
+        x = encode_numpy(boards, again)          # expert only (expert2 needs Numba)
+        out = np.empty((x.shape[0], width - 168), dtype=np.float32)
+        out[:, :N_PACKED_POINTS] = boards[:, :N_PACKED_POINTS] + 15
+        out[:, N_PACKED_POINTS:] = x[:, 192:]
+        return out
+
+    def unpack(packed: np.ndarray) -> np.ndarray:
+        packed = np.asarray(packed, dtype=np.float32)
+        out = np.empty((packed.shape[0], width), dtype=np.float32)
+        _point_units(packed[:, :N_PACKED_POINTS], out)
+        out[:, 192:] = packed[:, N_PACKED_POINTS:]
+        return out
+
+    return Packing(width - 168, N_PACKED_POINTS, pack, unpack, _point_tables,
+                   np.arange(N_PACKED_POINTS, dtype=np.int64) * 31)
+
+
+EXPERT = FeatureSet("expert", 1, SIZE, ("standard", "nackgammon"), cb.WIDTH, _encode, class_unit=RACE_UNIT,
+                    packing=_packing(SIZE, extra=False))
 
 EXTRA_NAMES = ("pip_loss", "break", "free_pip", "mobility")
 SIZE2 = SIZE + 2 * len(EXTRA_NAMES)
@@ -379,4 +411,5 @@ def _encode2(boards: np.ndarray, again: np.ndarray) -> np.ndarray:
     return expert_compiled.encode(boards, again, ESCAPES, extra=True)
 
 
-EXPERT2 = FeatureSet("expert2", 1, SIZE2, ("standard", "nackgammon"), cb.WIDTH, _encode2, class_unit=RACE_UNIT)
+EXPERT2 = FeatureSet("expert2", 1, SIZE2, ("standard", "nackgammon"), cb.WIDTH, _encode2, class_unit=RACE_UNIT,
+                     packing=_packing(SIZE2, extra=True))

@@ -242,8 +242,11 @@ def _extra(out, base, own, nbar, counts, y_occ, y_bar, y_made, loss):
 
 
 @_jit
-def _encode_rows(boards, again, table, esc, out, extra):
+def _encode_rows(boards, again, table, esc, out, extra, packed):
+    """packed: each point as one code (count + 15) at out[:, j] and the other units from
+    out[:, 24] on (features.Packing's layout), instead of its 8 table units."""
     n = boards.shape[0]
+    o = 24 if packed else 192          # where the units after the point units start
     p_counts = np.zeros(24, dtype=np.int64)
     o_counts = np.zeros(24, dtype=np.int64)
     for i in range(n):
@@ -254,8 +257,11 @@ def _encode_rows(boards, again, table, esc, out, extra):
         r_opp = r_oblot = r_omade = 0  # O's, in O's numbering
         for j in range(24):
             c = np.int64(boards[i, j])
-            for k in range(8):
-                row[8 * j + k] = table[c + 15, k]
+            if packed:
+                row[j] = c + 15
+            else:
+                for k in range(8):
+                    row[8 * j + k] = table[c + 15, k]
             p = j + 1
             q = 25 - p
             if c > 0:
@@ -283,43 +289,42 @@ def _encode_rows(boards, again, table, esc, out, extra):
                         r_oblot |= 1 << q
         bar = np.int64(boards[i, BAR])
         obar = np.int64(boards[i, OPP_BAR])
-        row[192] = bar / 2.0
-        row[193] = obar / 2.0
-        row[194] = boards[i, OFF] / 15.0
-        row[195] = boards[i, OPP_OFF] / 15.0
-        row[196] = 0.0 if again[i] else 1.0
-        row[197] = 1.0 if again[i] else 0.0
+        row[o] = bar / 2.0
+        row[o + 1] = obar / 2.0
+        row[o + 2] = boards[i, OFF] / 15.0
+        row[o + 3] = boards[i, OPP_OFF] / 15.0
+        row[o + 4] = 0.0 if again[i] else 1.0
+        row[o + 5] = 1.0 if again[i] else 0.0
         p_home_made = _pop(made & LOW6)
         o_home_made = _pop(omade & HIGH6)
         # P: O hits from O's numbering; O's home is P's 19..24
-        p_pips, p_loss = _side(row, 198, own, blot, made, omade, p_counts, bar, np.int64(boards[i, OFF]),
+        p_pips, p_loss = _side(row, o + 6, own, blot, made, omade, p_counts, bar, np.int64(boards[i, OFF]),
                        r_opp, obar, r_blot, r_made, o_home_made, esc)
         # O, in O's numbering; P hits from P's own numbering
-        o_pips, o_loss = _side(row, 198 + SIDE_UNITS, r_opp, r_oblot, r_omade, r_made, o_counts, obar,
+        o_pips, o_loss = _side(row, o + 6 + SIDE_UNITS, r_opp, r_oblot, r_omade, r_made, o_counts, obar,
                        np.int64(boards[i, OPP_OFF]), own, bar, oblot, omade, p_home_made, esc)
         mine = 25 if bar > 0 else _highest(own)
         theirs = 0 if obar > 0 else (_lowest(opp) if opp != 0 else 25)
         race = 1.0 if mine < theirs else 0.0
-        row[198 + 19] = race
-        row[198 + SIDE_UNITS + 19] = race
+        row[o + 6 + 19] = race
+        row[o + 6 + SIDE_UNITS + 19] = race
         lead = (o_pips - p_pips) / 50.0
         lead = min(1.0, max(-1.0, lead))
-        row[198 + 20] = lead
-        row[198 + SIDE_UNITS + 20] = -lead
+        row[o + 6 + 20] = lead
+        row[o + 6 + SIDE_UNITS + 20] = -lead
         if extra:
-            _extra(row, SIZE, own, bar, p_counts, opp, obar, omade, p_loss)
-            _extra(row, SIZE + EXTRA_UNITS, r_opp, obar, o_counts, r_own, bar, r_made, o_loss)
+            _extra(row, o + 6 + 2 * SIDE_UNITS, own, bar, p_counts, opp, obar, omade, p_loss)
+            _extra(row, o + 6 + 2 * SIDE_UNITS + EXTRA_UNITS, r_opp, obar, o_counts, r_own, bar, r_made, o_loss)
 
 
-def encode(boards: np.ndarray, again: np.ndarray, escapes: np.ndarray, extra: bool = False) -> np.ndarray:
+def encode(boards: np.ndarray, again: np.ndarray, escapes: np.ndarray, extra: bool = False,
+           packed: bool = False) -> np.ndarray:
     """float32 [N, 240]: the `expert` encoding (expert.py's layout) of classic board rows;
-    extra: [N, 248], `expert2` (expert + 4 units per side).
-
-    (Rows packed as 24 point codes + the other units, with the first layer as a sum of table
-    rows, measured slower than the dense 240-wide product for these nets: 1.40-1.57 s against
-    1.03-1.15 s of self-play forward passes; self-play keeps dense rows.)"""
+    extra: [N, 248], `expert2` (expert + 4 units per side). packed: [N, 72] / [N, 80], the 24
+    point codes (count + 15) and then units 192.. as they are (features.Packing)."""
     boards = np.ascontiguousarray(boards, dtype=np.int8)
-    out = np.empty((boards.shape[0], SIZE2 if extra else SIZE), dtype=np.float32)
+    width = SIZE2 if extra else SIZE
+    out = np.empty((boards.shape[0], width - (168 if packed else 0)), dtype=np.float32)
     _encode_rows(boards, np.ascontiguousarray(again, dtype=np.bool_), POINT_TABLE,
-                 np.ascontiguousarray(escapes, dtype=np.int64), out, bool(extra))
+                 np.ascontiguousarray(escapes, dtype=np.int64), out, bool(extra), bool(packed))
     return out
