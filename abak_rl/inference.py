@@ -133,8 +133,46 @@ class NumpyPhased:
         return out
 
 
+class NumpyEnsemble:
+    """EnsembleNet (model/net.py) in NumPy: the mean of its members' outputs, each made
+    cumulative first (cumulative_np), each member a NumpyMLP or NumpyPhased as the card's
+    `network.members[i]` describes.
+
+    weights: members.{i}.<member i's tensor names> (the EnsembleNet state dict)."""
+
+    def __init__(self, weights: dict, members: list):
+        if not isinstance(members, list) or len(members) < 2:
+            raise ExportError(f"model card network of type ensemble needs a list of at least 2 members, "
+                              f"got {members!r}")
+        self.members = []
+        for i, member in enumerate(members):
+            if not isinstance(member, dict) or member.get("type") == "ensemble" or "members" in member:
+                raise ExportError(f"ensemble member {i} is not an mlp or phased_mlp network: {member!r}")
+            prefix = f"members.{i}."
+            sub = {name[len(prefix):]: w for name, w in weights.items() if name.startswith(prefix)}
+            if not sub:
+                raise ExportError(f"weights lack the tensors of ensemble member {i} ({prefix}...)")
+            self.members.append(numpy_forward(sub, member))
+        widths = {int(m.n_inputs) for m in self.members}
+        if len(widths) != 1:
+            raise ExportError(f"ensemble members read different numbers of inputs: {sorted(widths)}")
+        self.n_inputs = widths.pop()
+        extra = sorted(n for n in weights if not any(n.startswith(f"members.{i}.") for i in range(len(members))))
+        if extra:
+            raise ExportError(f"unexpected tensors in the weights: {', '.join(extra)}")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float32)
+        total = cumulative_np(self.members[0](x))
+        for m in self.members[1:]:
+            total = total + cumulative_np(m(x))
+        return (total / np.float32(len(self.members))).astype(np.float32)
+
+
 def numpy_forward(weights: dict, network: dict):
     """The NumPy forward pass that a model card's `network` section describes."""
+    if network.get("type") == "ensemble" or "members" in network:
+        return NumpyEnsemble(weights, network.get("members"))
     args = [network.get(k) for k in ("n_inputs", "hidden", "layers", "activation")]
     if None in args:
         raise ExportError(f"model card network lacks one of n_inputs, hidden, layers, activation: {network}")

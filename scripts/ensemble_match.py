@@ -11,6 +11,8 @@ probabilities), are stronger than each alone. Members must describe the same var
 uses its own inputs (feature sets and phase nets may differ). The bear-off database, where the
 first member uses it, overrides all members in bear-off positions, as it does for one net.
 The opponent is any agent spec `abak-rl evaluate` accepts (gnubg, pubeval, checkpoint:PATH...).
+scripts/combine_nets.py makes the same average (members of one feature set) into a checkpoint
+that evaluate, export, hint and play use like one net.
 """
 
 from __future__ import annotations

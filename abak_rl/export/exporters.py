@@ -60,7 +60,7 @@ CUBE = {
 
 
 def load_checkpoint_net(path: str | Path):
-    """(checkpoint data, EvalNet in eval mode, feature set) from a checkpoint file or run folder."""
+    """(checkpoint data, net in eval mode, feature set) from a checkpoint file or run folder."""
     from ..train.checkpoint import CheckpointError, build_net_from, load_checkpoint
     data = load_checkpoint(path)
     try:
@@ -75,17 +75,14 @@ def load_checkpoint_net(path: str | Path):
 
 def load_export_net(folder: str | Path):
     """(model card, torch net in eval mode) of an `abak-rl export` folder, from its safetensors
-    file: the trainer's own net class (EvalNet or PhasedNet, by the card's network shape), for
-    tools that need torch on an exported net (benchmarks, studies)."""
+    file: the trainer's own net class (EvalNet, PhasedNet or EnsembleNet, by the card's network
+    shape), for tools that need torch on an exported net (benchmarks, studies)."""
     from safetensors.torch import load_file
 
     from ..model.net import net_from_shape
     folder = Path(folder)
     card = json.loads((folder / inf.CARD_NAME).read_text())
-    net_card = card["network"]
-    shape = {k: net_card[k] for k in ("n_inputs", "hidden", "layers", "activation", "phases",
-                                       "class_unit") if k in net_card}
-    net = net_from_shape(shape)
+    net = net_from_shape(shape_from_network(card["network"]))
     net.load_state_dict(load_file(str(folder / inf.WEIGHT_FILES["safetensors"])))
     return card, net.eval()
 
@@ -178,8 +175,22 @@ MLP_TENSORS = ("body.{2i}.weight [out, in] and body.{2i}.bias [out] for i = 0..l
                "is the output layer); y = x @ W.T + b")
 
 
+ENSEMBLE_RULE = ("the mean of the members' five outputs, each member computed as its own `network` "
+                 "section says on the same input row and clamped as `outputs.cumulative` says before "
+                 "averaging (the mean is then cumulative too)")
+
+
 def network_card(shape: dict) -> dict:
-    """The model card's `network` section for a net shape (EvalNet or PhasedNet, model/net.py)."""
+    """The model card's `network` section for a net shape (EvalNet, PhasedNet or EnsembleNet,
+    model/net.py)."""
+    if shape.get("ensemble"):
+        members = [network_card({k: v for k, v in m.items() if k != "bearoff"}) for m in shape["ensemble"]]
+        net = {"type": "ensemble", "n_inputs": int(shape["n_inputs"]), "n_members": len(members),
+               "members": members, "combine": ENSEMBLE_RULE,
+               "tensors": "member i's tensors prefixed with members.{i}. (i = 0..n_members-1)"}
+        if shape.get("bearoff"):
+            net.update(bearoff=shape["bearoff"], bearoff_rule=BEAROFF_RULE)
+        return net
     net = {"type": "phased_mlp" if shape.get("phases") else "mlp",
            **{k: shape[k] for k in ("n_inputs", "hidden", "layers", "activation")},
            "output_activation": "sigmoid", "tensors": MLP_TENSORS}
@@ -189,11 +200,22 @@ def network_card(shape: dict) -> dict:
                    class_rule=f"input unit {int(shape['class_unit'])} > 0.5 (a race: no contact left) -> "
                               "the race net, else the contact net")
     if shape.get("bearoff"):
-        net.update(bearoff=shape["bearoff"],
-                   bearoff_rule="bear-off positions (every checker of both sides in its home board, none "
-                                "on the bar) are valued by the exact one-sided bear-off database "
-                                "(abak_rl.engine.bearoff.bearoff_probs), not by the net")
+        net.update(bearoff=shape["bearoff"], bearoff_rule=BEAROFF_RULE)
     return net
+
+
+BEAROFF_RULE = ("bear-off positions (every checker of both sides in its home board, none on the bar) are "
+                "valued by the exact one-sided bear-off database (abak_rl.engine.bearoff.bearoff_probs), "
+                "not by the net")
+
+
+def shape_from_network(net_card: dict) -> dict:
+    """The net shape (model/net.py net_from_shape) a model card's `network` section describes."""
+    if net_card.get("type") == "ensemble":
+        return {"ensemble": [shape_from_network(m) for m in net_card["members"]],
+                "n_inputs": net_card["n_inputs"]}
+    return {k: net_card[k] for k in ("n_inputs", "hidden", "layers", "activation", "phases", "class_unit")
+            if k in net_card}
 
 
 def _pkg_version() -> str | None:
@@ -347,7 +369,7 @@ def export_checkpoint(checkpoint: str | Path, formats, out: str | Path, verify: 
 # ----------------------------------------------------------------------------- any model -> Model
 
 class TorchForward:
-    """A PyTorch EvalNet as a NumPy callable [N, F] -> [N, 5] (CPU)."""
+    """A PyTorch net (EvalNet, PhasedNet, EnsembleNet) as a NumPy callable [N, F] -> [N, 5] (CPU)."""
 
     def __init__(self, net):
         self.net = net.eval()

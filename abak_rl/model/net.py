@@ -100,10 +100,79 @@ class PhasedNet(nn.Module):
         return out.index_copy(0, idx_r, self.nets[1](x[idx_r]))
 
 
+class EnsembleNet(nn.Module):
+    """Several trained nets scoring as one: the output is the mean of the members' outputs,
+    each made cumulative first (cumulative(): what play reads of a single net, so the ensemble
+    is the average of what its members would play by, and its mean is cumulative already).
+
+    Members are EvalNets or PhasedNets reading the same inputs (same n_inputs; their hidden
+    sizes, layers and phases may differ). Averaging independently trained nets cuts the part
+    of their errors that is independent, at N times the forward passes. `forward` runs every
+    member's forward (what ONNX / TorchScript export); `forward_routed` every member's routed
+    pass (each phase net on its own rows). The members live in `members`, not `nets`: code that
+    recognises a PhasedNet by its `nets` must not take an ensemble for one.
+    shape: {"ensemble": [member shapes], "n_inputs": n} plus "bearoff" when a member uses the
+    bear-off database (a member that learnt no bear-off values must not be asked for them).
+    """
+
+    def __init__(self, members):
+        super().__init__()
+        members = list(members)
+        if len(members) < 2:
+            raise ValueError(f"an ensemble needs at least 2 member nets, got {len(members)}")
+        for m in members:
+            if not isinstance(m, (EvalNet, PhasedNet)):
+                raise ValueError(f"ensemble members must be EvalNet or PhasedNet, not {type(m).__name__}")
+        widths = [int(m.shape["n_inputs"]) for m in members]
+        if len(set(widths)) != 1:
+            raise ValueError(f"ensemble members must read the same inputs; their n_inputs are {widths}")
+        tags = sorted({m.shape["bearoff"] for m in members if m.shape.get("bearoff")})
+        if len(tags) > 1:
+            raise ValueError(f"ensemble members use different bear-off databases: {', '.join(tags)}")
+        self.members = nn.ModuleList(members)
+        self.n_members = len(members)
+        self.shape = {"ensemble": [dict(m.shape) for m in members], "n_inputs": widths[0]}
+        if tags:
+            self.shape["bearoff"] = tags[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """[N, n_inputs] -> [N, 5]: the mean of the members' (cumulative) outputs."""
+        total = torch.zeros(x.shape[0], 5, dtype=x.dtype, device=x.device)
+        for m in self.members:
+            total = total + cumulative(m(x))
+        return total / self.n_members
+
+    def forward_routed(self, x: torch.Tensor) -> torch.Tensor:
+        """The same mean, each member's phase nets run on their own rows only."""
+        total = cumulative(routed(self.members[0], x))
+        for m in list(self.members)[1:]:
+            total = total + cumulative(routed(m, x))
+        return total / self.n_members
+
+
 def net_from_shape(shape: dict) -> nn.Module:
-    """The (untrained) net a recorded shape describes: EvalNet or PhasedNet."""
+    """The (untrained) net a recorded shape describes: EvalNet, PhasedNet or EnsembleNet."""
     shape = dict(shape)
     shape.pop("bearoff", None)
+    if "ensemble" in shape:
+        specs = shape.pop("ensemble")
+        n_inputs = shape.pop("n_inputs", None)
+        if shape:
+            raise ValueError(f"unexpected ensemble shape keys: {', '.join(sorted(shape))}")
+        if not isinstance(specs, (list, tuple)):
+            raise ValueError("an ensemble shape lists its members' shapes")
+        members = []
+        for spec in specs:
+            if not isinstance(spec, dict) or "ensemble" in spec:
+                raise ValueError(f"ensemble member shape {spec!r} is not an EvalNet or PhasedNet shape")
+            m = net_from_shape(spec)
+            if spec.get("bearoff"):
+                m.shape["bearoff"] = spec["bearoff"]
+            members.append(m)
+        net = EnsembleNet(members)
+        if n_inputs is not None and int(n_inputs) != net.shape["n_inputs"]:
+            raise ValueError(f"ensemble shape says {n_inputs} inputs, its members read {net.shape['n_inputs']}")
+        return net
     if "phases" in shape:
         return PhasedNet(**shape)
     return EvalNet(**shape)

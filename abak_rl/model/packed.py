@@ -17,11 +17,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .net import EvalNet, PhasedNet
+from .net import EnsembleNet, EvalNet, PhasedNet, cumulative
 
 
 def supports(net: nn.Module) -> bool:
-    """True for the nets this path knows: EvalNet and PhasedNet of EvalNets."""
+    """True for the nets this path knows: EvalNet, PhasedNet of EvalNets, and EnsembleNet of
+    those (the mean of its members' packed outputs, made cumulative)."""
+    if isinstance(net, EnsembleNet):
+        return all(supports(m) for m in net.members)
     if isinstance(net, PhasedNet):
         return all(isinstance(n, EvalNet) for n in net.nets)
     return isinstance(net, EvalNet)
@@ -51,25 +54,49 @@ def _evalnet(net: EvalNet, packing, codes: torch.Tensor, dense: torch.Tensor) ->
     return torch.sigmoid(net.body[1:](h))
 
 
+_OFFSETS: dict = {}
+
+
+def _offsets(packing, device: torch.device) -> torch.Tensor:
+    """The packing's code offsets as an int32 tensor on `device` (made once)."""
+    key = (id(packing), str(device))
+    t = _OFFSETS.get(key)
+    if t is None:
+        t = _OFFSETS[key] = torch.from_numpy(packing.offsets.astype(np.int32)).to(device)
+    return t
+
+
+def _rows_forward(net: EvalNet, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
+    p = torch.from_numpy(np.ascontiguousarray(packed)).to(device)
+    # int32 indices: the embedding-bag sum runs 1.6x faster than with int64 ones on CPU
+    codes = p[:, :packing.n_codes].int() + _offsets(packing, device)
+    return _evalnet(net, packing, codes, p[:, packing.n_codes:])
+
+
 @torch.inference_mode()
 def packed_forward(net: nn.Module, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
     """[N, 5] outputs of `net` for packed rows (float32 [N, packing.size])."""
-    p = torch.from_numpy(np.ascontiguousarray(packed)).to(device)
-    # int32 indices: the embedding-bag sum runs 1.6x faster than with int64 ones on CPU
-    codes = p[:, :packing.n_codes].int() + torch.from_numpy(packing.offsets.astype(np.int32)).to(device)
-    dense = p[:, packing.n_codes:]
+    if isinstance(net, EnsembleNet):     # the mean of the members' outputs, as EnsembleNet.forward
+        total = cumulative(_packed(net.members[0], packing, packed, device))
+        for m in list(net.members)[1:]:
+            total = total + cumulative(_packed(m, packing, packed, device))
+        return total / net.n_members
+    return _packed(net, packing, packed, device)
+
+
+def _packed(net: nn.Module, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
+    """One EvalNet's or PhasedNet's outputs for packed rows."""
     if not isinstance(net, PhasedNet):
-        return _evalnet(net, packing, codes, dense)
+        return _rows_forward(net, packing, packed, device)
     n_inputs = net.shape["n_inputs"]
-    col = packing.n_codes + net.class_unit - (n_inputs - dense.shape[1])
-    race = p[:, col] > 0.5
-    n_race = int(race.sum())
-    if n_race == 0:
-        return _evalnet(net.nets[0], packing, codes, dense)
-    if n_race == p.shape[0]:
-        return _evalnet(net.nets[1], packing, codes, dense)
-    out = p.new_empty((p.shape[0], 5))
+    n_dense = packed.shape[1] - packing.n_codes
+    col = packing.n_codes + net.class_unit - (n_inputs - n_dense)
+    race = packed[:, col] > 0.5          # phase nets: the rows are split in NumPy (cheaper than torch)
+    if not race.any():
+        return _rows_forward(net.nets[0], packing, packed, device)
+    if race.all():
+        return _rows_forward(net.nets[1], packing, packed, device)
+    out = np.empty((packed.shape[0], 5), dtype=np.float32)
     for k, rows in enumerate((~race, race)):
-        idx = torch.nonzero(rows).squeeze(1)
-        out[idx] = _evalnet(net.nets[k], packing, codes[idx], dense[idx])
-    return out
+        out[rows] = _rows_forward(net.nets[k], packing, np.compress(rows, packed, axis=0), device).cpu().numpy()
+    return torch.from_numpy(out).to(device)

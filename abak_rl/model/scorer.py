@@ -105,7 +105,8 @@ class Scorer:
         return out
 
     def _forward(self, net, x: np.ndarray) -> np.ndarray:
-        y = net(torch.from_numpy(x).to(self.device, non_blocking=True))
+        # routed: an EnsembleNet (members in .members, no .nets) runs its phase nets on their rows
+        y = routed(net, torch.from_numpy(x).to(self.device, non_blocking=True))
         return cumulative(y).cpu().numpy()
 
     def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None) -> np.ndarray:

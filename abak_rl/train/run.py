@@ -134,8 +134,19 @@ class StopFlag:
 RESUME_STATE = ("optimizer", "selfplay", "queue", "rng", "counters")
 
 
+def refuse_ensemble(data: dict) -> None:
+    """An ensemble of nets (scripts/combine_nets.py) is for play, not for training."""
+    if "ensemble" in (data.get("model") or {}):
+        n = len(data["model"]["ensemble"])
+        raise CheckpointError(f"{data['path']} is an ensemble of {n} nets (scripts/combine_nets.py): it is "
+                              f"for play and evaluation, not for training; resume one of its members' "
+                              f"runs instead")
+
+
 def check_resumable(data: dict) -> None:
-    """A run continues exactly only from a checkpoint with the full state (latest.pt)."""
+    """A run continues exactly only from a checkpoint with the full state (latest.pt), and
+    never from an ensemble."""
+    refuse_ensemble(data)
     missing = [k for k in RESUME_STATE if k not in data]
     if missing:
         folder = Path(data["path"]).parent
@@ -398,7 +409,9 @@ def prepare_config(argv: list[str]) -> DictConfig:
     cfg = cfgmod.compose(argv)
     if cfg.resume:
         try:
-            saved = load_checkpoint(cfg.resume)["config"]
+            data = load_checkpoint(cfg.resume)
+            refuse_ensemble(data)
+            saved = data["config"]
         except CheckpointError as e:
             raise cfgmod.ConfigError(str(e)) from None
         cfg = cfgmod.resume_config(saved, argv, cfg)

@@ -1,0 +1,146 @@
+#!/usr/bin/env python
+"""Combine trained nets into one ensemble checkpoint: the nets' five outputs averaged.
+
+    python scripts/combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...]
+
+Each CKPT is a training checkpoint (.pt) or a run folder (its latest.pt); all must be for the
+same variant and the same feature set (their hidden sizes, layers and phases may differ). OUT
+is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
+agent=checkpoint:OUT.pt`, `abak-rl export checkpoint=OUT.pt format=all out=DIR`, `abak-rl hint
+--model OUT.pt` and `abak-rl play --model OUT.pt` use it as they use one net. It records the
+members' checkpoints, runs and games trained (config.ensemble, shown in an export's model card
+under training.config) and the total games as counters.games. It holds no optimizer or
+self-play state: an ensemble is for play and evaluation, and `abak-rl train resume=OUT.pt` is
+refused. OUT is written atomically (a temporary file, then a rename). Bad input (a missing or
+corrupt checkpoint, mixed variants or feature sets, fewer than two members, an unusable OUT)
+prints one line and exits with status 2. docs/training.md ("Ensembles") says why and what it
+costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, resolve_path, save_checkpoint  # noqa: E402
+
+PROG = "combine_nets"
+USAGE = "combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...]"
+COMBINE = "the mean of the members' five outputs"
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):           # one line, not argparse's usage block
+        print(f"{PROG}: {message} (usage: {USAGE})", file=sys.stderr)
+        sys.exit(2)
+
+
+def check_out(out: Path, members: list[Path]) -> None:
+    """A ValueError unless OUT can be written as a checkpoint file."""
+    if out.is_dir():
+        raise ValueError(f"cannot write {out}: it is a folder (give a file name such as {out / 'ensemble.pt'})")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"cannot write {out}: {parent} is not a folder")
+            break
+    if out.exists() and any(out.resolve() == m.resolve() for m in members):
+        raise ValueError(f"cannot write {out}: it is one of the members")
+
+
+def load_member(path: str):
+    """(checkpoint data, net) of one member, checked to be a single trained net."""
+    from abak_rl.features import get_feature_set
+    from abak_rl.train.checkpoint import build_net_from
+    data = load_checkpoint(path)
+    if "ensemble" in data["model"]:
+        raise ValueError(f"{data['path']} is already an ensemble; combine its members instead")
+    try:
+        fs = get_feature_set(data["features"]["name"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {data['path']}: bad feature set record {data.get('features')!r}: "
+                              f"{e}") from None
+    return data, build_net_from(data, fs)
+
+
+def combine(datas: list[dict], nets: list, name: str) -> dict:
+    """The checkpoint payload of the ensemble of `nets` (loaded from `datas`)."""
+    from abak_rl.model.net import EnsembleNet
+    first = datas[0]
+    for d in datas[1:]:
+        if d["variant"] != first["variant"]:
+            raise ValueError(f"{d['path']} is a {d['variant']} net, {first['path']} a {first['variant']} net: "
+                             f"members must be for the same variant")
+        if dict(d["features"]) != dict(first["features"]):
+            f, g = d["features"], first["features"]
+            raise ValueError(f"{d['path']} reads feature set {f.get('name')} v{f.get('version')}, "
+                             f"{first['path']} reads {g.get('name')} v{g.get('version')}: members must "
+                             f"read the same feature set")
+    net = EnsembleNet(nets)
+    members = []
+    for d in datas:
+        c = dict(d.get("counters") or {})
+        cfg = d.get("config") or {}
+        members.append({"checkpoint": str(d["path"]), "run": cfg.get("run"), "games": c.get("games"),
+                        "updates": c.get("updates"), "best_ppg": c.get("best_ppg"),
+                        "latest_evaluation": (c.get("history") or [None])[-1],
+                        "network": dict(d["model"]), "config": copy.deepcopy(cfg)})
+
+    def total(key):
+        vals = [(d.get("counters") or {}).get(key) for d in datas]
+        return sum(vals) if all(isinstance(v, (int, float)) for v in vals) else None
+
+    config = {"run": name,
+              "variant": copy.deepcopy((first.get("config") or {}).get("variant") or {"name": first["variant"]}),
+              "model": {"features": first["features"]["name"], "ensemble": len(nets)},
+              "ensemble": {"combine": COMBINE, "made_by": "scripts/combine_nets.py",
+                           "made_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                           "members": members}}
+    counters = {"games": total("games"), "updates": total("updates"), "states": total("states"),
+                "seconds": total("seconds"), "history": []}
+    return {"variant": first["variant"], "features": dict(first["features"]), "model": net.shape,
+            "net": net.state_dict(), "config": config, "counters": counters,
+            "run_id": uuid.uuid4().hex, "launches": []}
+
+
+def main(argv=None) -> int:
+    ap = Parser(prog="combine_nets.py", usage=USAGE, description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", help="the ensemble checkpoint to write (.pt)")
+    ap.add_argument("checkpoints", nargs="+", help="member checkpoints (.pt) or run folders")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:             # --help (0) or a usage error (2, one line already printed)
+        return int(e.code or 0)
+    out = Path(args.out)
+    try:
+        if len(args.checkpoints) < 2:
+            raise ValueError(f"an ensemble needs at least 2 member checkpoints, got {len(args.checkpoints)}")
+        paths = [resolve_path(p) for p in args.checkpoints]
+        seen = {}
+        for given, p in zip(args.checkpoints, paths):
+            if p.resolve() in seen:
+                raise ValueError(f"{given} is the same checkpoint as {seen[p.resolve()]}: give each member once")
+            seen[p.resolve()] = given
+        check_out(out, paths)
+        loaded = [load_member(str(p)) for p in paths]
+        payload = combine([d for d, _ in loaded], [n for _, n in loaded], out.stem)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(out, payload)
+    except (CheckpointError, ValueError, KeyError, TypeError, OSError) as e:
+        msg = f"{e.filename or out}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
+        print(f"{PROG}: {' '.join(msg.split())}", file=sys.stderr)     # one line, whatever the error
+        return 2
+    games = payload["counters"]["games"]
+    print(f"{PROG}: {len(paths)} nets"
+          + (f" ({games:,} games trained in all)" if games is not None else "") + f" -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
