@@ -130,7 +130,7 @@ def test_packed_td198_pool_is_the_dense_encoding():
     after = ACEY.legal_afterstates(boards[:200], dice[:200])
     again = np.random.default_rng(2).random(len(after)) < 0.3
     packed = fs.packing.pack(after.boards, again)
-    assert packed.shape[1] == fs.packing.size == 32
+    assert packed.shape[1] == fs.packing.size == 31
     assert np.array_equal(fs.packing.unpack(packed), fs.encode(after.boards, again))
     torch.manual_seed(0)
     net = EvalNet(fs.size, hidden=12).eval()
@@ -138,6 +138,15 @@ def test_packed_td198_pool_is_the_dense_encoding():
         dense = net(torch.from_numpy(fs.encode(after.boards, again)))
     got = packed_forward(net, fs.packing, packed, torch.device("cpu"))
     assert torch.allclose(got, dense, atol=1e-5)
+    # every bar / off / pool count 0..15 and both again flags go through their own table rows
+    # (an encoding is a pure function of the row, so these rows need not be reachable)
+    rows = after.boards.copy()
+    rows[:, 24:30] = np.random.default_rng(3).integers(0, 16, size=(rows.shape[0], 6))
+    packed = fs.packing.pack(rows, again)
+    assert np.array_equal(fs.packing.unpack(packed), fs.encode(rows, again))
+    with torch.no_grad():
+        dense = net(torch.from_numpy(fs.encode(rows, again)))
+    assert torch.allclose(packed_forward(net, fs.packing, packed, torch.device("cpu")), dense, atol=1e-5)
 
 
 def test_the_default_k_is_set_and_validated():

@@ -31,11 +31,13 @@ def test_pretrained_net_loads_and_beats_random(variant):
     assert (r.winner == 0).mean() >= 0.75
 
 
-def test_the_standard_net_uses_expert2_inputs_two_layer_phase_nets_and_the_bearoff_database():
+def test_the_standard_net_is_an_ensemble_of_expert2_phase_nets_with_the_bearoff_database():
     card = json.loads((ROOT / "standard" / "model_card.json").read_text())
     assert card["feature_set"]["name"] == "expert2"
-    assert card["network"]["type"] == "phased_mlp" and card["network"]["phases"] == ["contact", "race"]
-    assert card["network"]["layers"] == 2 and card["network"]["bearoff"]
+    net = card["network"]
+    assert net["type"] == "ensemble" and net["n_members"] == 2 and net["bearoff"]
+    assert [m["layers"] for m in net["members"]] == [2, 3]
+    assert all(m["type"] == "phased_mlp" and m["phases"] == ["contact", "race"] for m in net["members"])
     assert {m["opponent"] for m in card["measured"]} >= {"gnubg", "pubeval"}
 
 
@@ -57,7 +59,8 @@ def test_std60_is_kept_as_a_named_baseline_opponent():
     assert (r.winner == 0).mean() >= 0.75
 
 
-@pytest.mark.parametrize("name,features,layers", [("std_expert", "expert", 1), ("std_e2z", "expert2", 1)])
+@pytest.mark.parametrize("name,features,layers", [("std_expert", "expert", 1), ("std_e2z", "expert2", 1),
+                                                   ("std_l2", "expert2", 2)])
 def test_earlier_standard_nets_are_kept_as_named_baseline_opponents(name, features, layers):
     pytest.importorskip("onnxruntime")
     from abak_rl.agents.registry import make_agent

@@ -12,7 +12,7 @@ td198 (version 1), for an afterstate seen from the player P who just moved, oppo
 td198_pool (version 1) = td198 + 198, 199: P's / O's checkers not yet entered (pool) / 15.
 
 The 192 point units come from one table lookup per point (count -15..15 -> 8 units).
-td198_pool also packs (features.Packing): 24 point codes + units 192..199, 32 numbers a row.
+td198_pool also packs (features.Packing): 31 codes a row (24 points, bar/off/pool counts, again).
 """
 
 from __future__ import annotations
@@ -63,19 +63,27 @@ def _encode(boards: np.ndarray, again: np.ndarray, pool: bool) -> np.ndarray:
     return out
 
 
-# td198_pool packed (features.Packing): one code per point (its count + 15), then the 8 other
-# units. Acey-deucey's 1-2 has thousands of afterstates to score: as table sums the first layer
-# costs 24 row additions instead of a 200-wide product, and the encoding is a copy.
-POOL_PACKED_SIZE = 32
+# td198_pool packed (features.Packing): every unit is a small integer's function, so a row is
+# all codes and no dense part: one per point (its count + 15), then the six counts on the bar,
+# off and in the pool (0..15 each) and whether the mover rolls again (0/1). Acey-deucey's 1-2 has
+# thousands of afterstates to score: as table sums the first layer costs 31 row additions
+# instead of a 200-wide product, and the encoding is a copy.
+_POOL_COLUMNS = (cb.BAR, cb.OPP_BAR, cb.OFF, cb.OPP_OFF, cb.POOL, cb.OPP_POOL)
+_POOL_UNITS = (192, 193, 194, 195, 198, 199)        # the dense unit each of those counts feeds
+_POOL_SCALES = (2.0, 2.0, 15.0, 15.0, 15.0, 15.0)   # ... as count / scale
+POOL_PACKED_SIZE = cb.N_POINTS + len(_POOL_COLUMNS) + 1       # 31 codes
+_POOL_OFFSETS = np.concatenate([np.arange(cb.N_POINTS) * 31,
+                                cb.N_POINTS * 31 + np.arange(len(_POOL_COLUMNS) + 1) * 16]).astype(np.int64)
 
 
 def _pack_pool(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
-    """float32 [N, 32]: 24 point codes, then units 192..199."""
+    """float32 [N, 31]: 24 point codes (count + 15), the bar/off/pool counts, the again flag."""
     boards = np.asarray(boards)
     again = np.zeros(boards.shape[0], dtype=bool) if again is None else np.asarray(again, dtype=bool)
     out = np.empty((boards.shape[0], POOL_PACKED_SIZE), dtype=np.float32)
     out[:, :cb.N_POINTS] = boards[:, :cb.N_POINTS] + 15
-    _other_units(boards, again, out[:, cb.N_POINTS:], pool=True)
+    out[:, cb.N_POINTS:-1] = boards[:, list(_POOL_COLUMNS)]
+    out[:, -1] = again
     return out
 
 
@@ -84,12 +92,15 @@ def _unpack_pool(packed: np.ndarray) -> np.ndarray:
     packed = np.asarray(packed, dtype=np.float32)
     out = np.empty((packed.shape[0], 200), dtype=np.float32)
     _point_units(packed[:, :cb.N_POINTS], out)
-    out[:, 192:] = packed[:, cb.N_POINTS:]
+    for k, (unit, scale) in enumerate(zip(_POOL_UNITS, _POOL_SCALES)):
+        out[:, unit] = packed[:, cb.N_POINTS + k].astype(np.float64) / scale   # as _other_units rounds
+    out[:, 196] = 1.0 - packed[:, -1]
+    out[:, 197] = packed[:, -1]
     return out
 
 
 def _point_tables(weight):
-    """[24 * 31, H] for a first layer W [H, 200]: row p * 31 + c is W_p @ POINT_TABLE[c]."""
+    """[24 * 31, H] for a first layer W [H, F >= 192]: row p * 31 + c is W_p @ POINT_TABLE[c]."""
     import torch   # only the scorer calls this; the encoding itself stays NumPy-only
     w = weight.detach()
     hidden = w.shape[0]
@@ -100,9 +111,25 @@ def _point_tables(weight):
     return torch.bmm(table.expand(cb.N_POINTS, 31, 8), per_point).reshape(-1, hidden)
 
 
+def _pool_tables(weight):
+    """[24 * 31 + 7 * 16, H] for a td198_pool first layer W [H, 200]: the point tables, then for
+    each bar/off/pool count c = 0..15 the row (c / scale) * W[:, unit], then the again flag's two
+    rows (W[:, 196] when it is 0, W[:, 197] when it is 1; the rest of that block is unused)."""
+    import torch
+    w = weight.detach()
+    counts = torch.arange(16, dtype=w.dtype, device=w.device)
+    rows = [_point_tables(w)]
+    for unit, scale in zip(_POOL_UNITS, _POOL_SCALES):
+        rows.append(torch.outer(counts / scale, w[:, unit]))
+    flag = torch.zeros(16, w.shape[0], dtype=w.dtype, device=w.device)
+    flag[0], flag[1] = w[:, 196], w[:, 197]
+    rows.append(flag)
+    return torch.cat(rows)
+
+
 TD198 = FeatureSet("td198", 1, 198, ("standard", "nackgammon"), cb.WIDTH,
                    lambda b, a: _encode(b, a, pool=False))
 TD198_POOL = FeatureSet("td198_pool", 1, 200, ("acey_deucey",), cb.WIDTH,
                         lambda b, a: _encode(b, a, pool=True),
-                        packing=Packing(POOL_PACKED_SIZE, cb.N_POINTS, _pack_pool, _unpack_pool,
-                                        _point_tables, np.arange(cb.N_POINTS, dtype=np.int64) * 31))
+                        packing=Packing(POOL_PACKED_SIZE, POOL_PACKED_SIZE, _pack_pool, _unpack_pool,
+                                        _pool_tables, _POOL_OFFSETS))

@@ -50,7 +50,8 @@ def _evalnet(net: EvalNet, packing, codes: torch.Tensor, dense: torch.Tensor) ->
     first = net.body[0]
     n_dense = dense.shape[1]
     h = F.embedding_bag(codes, _tables(first, packing), mode="sum")
-    h.addmm_(dense, first.weight[:, -n_dense:].t())
+    if n_dense:                          # (a packing may be all codes: td198_pool)
+        h.addmm_(dense, first.weight[:, -n_dense:].t())
     return torch.sigmoid(net.body[1:](h))
 
 
