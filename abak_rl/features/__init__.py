@@ -14,6 +14,9 @@ again next (Acey-deucey's 1-2); otherwise the opponent is on roll.
     abak_expert  abak                   abak_stack's units + Abak knowledge, packed (abak_expert.py)
     expert       standard, nackgammon   td198 + 42 concept units (hits, escapes, primes, ...)
     expert2      standard, nackgammon   expert + 8 units (pip loss to hits, contact, mobility)
+
+td198_pool, abak_expert, expert and expert2 also offer a Packing (below): the same numbers as
+small integer codes plus a few dense units, which self-play keeps and scores with table sums.
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ For a first layer W [H, F] and an encoding x = sum of code-picked unit rows + de
 W @ x = sum over codes of (W @ unit row) + W_dense @ dense. The products W @ unit row are the
 packing's tables, computed once per weight version (an optimiser step changes the weights in
 place and bumps their version) and cached on the layer; a forward pass is then one
-embedding-bag sum of 36 rows per afterstate plus a small dense product. Same numbers as
-net(unpack(packed)) up to float rounding (tests/test_features_abak_expert.py), so training,
-export and torch-free inference keep using the dense encoding.
+embedding-bag sum of a few dozen rows per afterstate (24 for expert, 31 for td198_pool, 36 for
+abak_expert) plus a small dense product, or none. Same numbers as net(unpack(packed)) up to
+float rounding (tests/test_features_*.py, test_acey_one_two.py), so training, export and
+torch-free inference keep using the dense encoding.
 """
 
 from __future__ import annotations
