@@ -117,6 +117,9 @@ def main(argv=None) -> int:
         return 2
     try:
         data = load_checkpoint(a.checkpoint)
+        if "ensemble" in (data.get("model") or {}):
+            raise ValueError(f"{a.checkpoint} is an ensemble of {len(data['model']['ensemble'])} nets "
+                             f"(scripts/combine_nets.py): widen its members' checkpoints and combine them again")
         if a.features:
             new = add_inputs_checkpoint(data, a.features)
         else:

@@ -176,6 +176,16 @@ def test_training_refuses_to_resume_an_ensemble(combined, tmp_path, capsys):
     assert not (tmp_path / "ckpt" / "r").exists()
 
 
+def test_widening_refuses_an_ensemble_in_one_line(combined, tmp_path, capsys):
+    import widen_net
+    _, _, out = combined
+    capsys.readouterr()
+    assert widen_net.main([str(out), str(tmp_path / "w.pt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is an ensemble of 2 nets" in err[0]
+    assert not (tmp_path / "w.pt").exists()
+
+
 def test_export_all_formats_give_the_torch_ensemble(combined, tmp_path):
     from abak_rl.export.exporters import export_checkpoint, load_export_net
     _, _, out = combined
