@@ -14,7 +14,7 @@ PYTHON=${PYTHON:-.venv/bin/python}
 mkdir -p runs
 pids=()
 for layers in 2 3; do
-  RUN=std-l$layers LAYERS=$layers scripts/train_standard.sh "$@" > "runs/std-l$layers.log" 2>&1 &
+  RUN=std-l$layers LAYERS=$layers scripts/train_standard.sh "$@" >> "runs/std-l$layers.log" 2>&1 &   # appended: a resumed run keeps its log
   pids+=($!)
 done
 status=0
