@@ -10,7 +10,7 @@
 # Environment: VARIANT [standard; nackgammon gets the same recipe], RUN [std-l2, or
 # nack-expert for nackgammon], GAMES [1000000], MINUTES [null = no limit: stop after GAMES],
 # FEATURES [expert2 for standard, expert for nackgammon], LAYERS [hidden layers: 2 for standard,
-# 1 for nackgammon]; the nets shipped before, kept as baselines: LAYERS=1 RUN=std-e2z is
+# 1 for nackgammon], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs]; the nets shipped before, kept as baselines: LAYERS=1 RUN=std-e2z is
 # std_e2z, FEATURES=expert LAYERS=1 RUN=std-expert is std_expert;
 # extra arguments are passed on to `abak-rl train` (e.g. threads=2).
 set -euo pipefail
@@ -24,10 +24,13 @@ esac
 GAMES=${GAMES:-1000000}
 MINUTES=${MINUTES:-null}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
-if [ -f "checkpoints/$RUN/latest.pt" ]; then
-  exec "$ABAK_RL" train resume="checkpoints/$RUN" train.games="$GAMES" train.max_minutes="$MINUTES" "$@"
+CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
+RUNS_DIR=${RUNS_DIR:-runs}
+if [ -f "$CHECKPOINTS_DIR/$RUN/latest.pt" ]; then
+  exec "$ABAK_RL" train resume="$CHECKPOINTS_DIR/$RUN" checkpoints_dir="$CHECKPOINTS_DIR" runs_dir="$RUNS_DIR" \
+    train.games="$GAMES" train.max_minutes="$MINUTES" "$@"
 fi
-exec "$ABAK_RL" train run="$RUN" variant="$VARIANT" \
+exec "$ABAK_RL" train run="$RUN" variant="$VARIANT" checkpoints_dir="$CHECKPOINTS_DIR" runs_dir="$RUNS_DIR" \
   model.features="$FEATURES" model.phases=contact_race model.bearoff=true model.hidden=128 model.layers="$LAYERS" \
   train.games="$GAMES" train.max_minutes="$MINUTES" \
   train.lambda=0.7 train.lr=0.01 train.lr_final=0.0005 train.lr_schedule=linear \

@@ -7,14 +7,17 @@
 # core; then scripts/combine_nets.py averages them into checkpoints/std-ens/latest.pt, the
 # model checkpoints/pretrained/standard exports (docs/training.md, "Ensembles"). A stopped run
 # resumes each member from its latest.pt; a finished member is not trained again.
-# Environment: GAMES [1000000 per member]; extra arguments go to both members' `abak-rl train`.
+# Environment: GAMES [1000000 per member], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs]; extra
+# arguments go to both members' `abak-rl train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
-mkdir -p runs
+export CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
+export RUNS_DIR=${RUNS_DIR:-runs}
+mkdir -p "$RUNS_DIR"
 pids=()
-for layers in 2 3; do
-  RUN=std-l$layers LAYERS=$layers scripts/train_standard.sh "$@" >> "runs/std-l$layers.log" 2>&1 &   # appended: a resumed run keeps its log
+for layers in 2 3; do     # (the logs are appended to: a resumed run keeps what it printed before)
+  RUN=std-l$layers LAYERS=$layers scripts/train_standard.sh "$@" >> "$RUNS_DIR/std-l$layers.log" 2>&1 &
   pids+=($!)
 done
 status=0
@@ -22,9 +25,9 @@ for pid in "${pids[@]}"; do
   wait "$pid" || status=$?
 done
 if [ "$status" -ne 0 ]; then
-  echo "train_standard_ensemble.sh: a member's training failed (exit $status); see runs/std-l2.log and runs/std-l3.log" >&2
+  echo "train_standard_ensemble.sh: a member's training failed (exit $status); see $RUNS_DIR/std-l2.log and $RUNS_DIR/std-l3.log" >&2
   exit "$status"
 fi
-mkdir -p checkpoints/std-ens
-exec "$PYTHON" scripts/combine_nets.py checkpoints/std-ens/latest.pt \
-  checkpoints/std-l2/latest.pt checkpoints/std-l3/latest.pt
+mkdir -p "$CHECKPOINTS_DIR/std-ens"
+exec "$PYTHON" scripts/combine_nets.py "$CHECKPOINTS_DIR/std-ens/latest.pt" \
+  "$CHECKPOINTS_DIR/std-l2/latest.pt" "$CHECKPOINTS_DIR/std-l3/latest.pt"

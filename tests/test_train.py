@@ -95,6 +95,12 @@ def test_resume_may_extend_but_not_change_the_model(tmp_path):
         prepare_config([f"resume={tmp_path}/ckpt/t", "model.hidden=9"])
     with pytest.raises(cfgmod.ConfigError, match="cannot change 'variant=abak'"):
         prepare_config([f"resume={tmp_path}/ckpt/t", "variant=abak"])
+    with pytest.raises(cfgmod.ConfigError, match="train.batch_games cannot change"):
+        prepare_config([f"resume={tmp_path}/ckpt/t", "train.batch_games=17"])
+    # the command line that started the run resumes it: its frozen keys keep the same values
+    same = prepare_config([f"resume={tmp_path}/ckpt/t", "model.hidden=8", "train.batch_games=16", "seed=0",
+                           "train.games=60"])
+    assert same.model.hidden == 8 and same.train.batch_games == 16 and same.train.games == 60
 
 
 def test_corrupt_missing_and_foreign_checkpoints_are_clear_errors(tmp_path, capsys):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 import abak_rl
 
@@ -208,6 +208,12 @@ FROZEN_ON_RESUME = ("seed", "variant", "model", "train.batch_games")
 AS_BEFORE = {("train", "one_two_top_k"): 0}
 
 
+def _same(a, b) -> bool:
+    """Equal config values (plain Python values compared, so 1 == 1 whatever node holds them)."""
+    to_plain = lambda v: OmegaConf.to_container(v) if isinstance(v, (DictConfig, ListConfig)) else v  # noqa: E731
+    return to_plain(a) == to_plain(b)
+
+
 def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> DictConfig:
     """The saved config of a run being resumed, with the command line's key=value overrides.
 
@@ -230,6 +236,8 @@ def resume_config(saved: dict, overrides: list[str], composed: DictConfig) -> Di
             raise ConfigError(f"cannot change {item!r} when resuming: override single keys "
                               f"(e.g. train.games=...) instead of config groups")
         if any(key == f or key.startswith(f + ".") for f in FROZEN_ON_RESUME):
+            if _same(OmegaConf.select(cfg, key), OmegaConf.select(composed, key)):
+                continue                # the value it already has: the same command line resumes
             raise ConfigError(f"config key {key} cannot change when resuming a run "
                               f"(it was {OmegaConf.select(cfg, key)!r})")
         OmegaConf.update(cfg, key, OmegaConf.select(composed, key), force_add=True)
