@@ -128,7 +128,9 @@ def test_abak_trains_on_packed_rows_by_default():
 
 
 def test_compiled_masks_and_shots_equal_the_numpy_ones(positions):
-    """abak_expert_compiled (what pack runs) against the NumPy array code it replaces."""
+    """The pieces of abak_expert_compiled's pack (its per-row masks, shots and special codes),
+    each alone against the NumPy array code it replaces (the whole pack:
+    test_abak_expert_compiled_pack.py)."""
     from abak_rl.features import abak_expert_compiled
     assert abak_expert_compiled.AVAILABLE
     codes = ae._column_codes(positions)

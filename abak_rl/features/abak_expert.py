@@ -206,9 +206,10 @@ _LOW24, _SHIFT24 = np.uint64((1 << 24) - 1), np.uint64(24)
 
 def _masks(codes: np.ndarray) -> np.ndarray:
     """int64 [N, N_PROPS + 2]: bit p of mask k = property k of column p; then P's and O's
-    checkers outside their home boards (bar not included). Compiled where Numba is there."""
+    checkers outside their home boards (bar not included). Compiled where Numba is there (the
+    piece pack's kernel uses, offered alone so the tests can compare it with _masks_numpy)."""
     if abak_expert_compiled.AVAILABLE:
-        return abak_expert_compiled.masks(codes, _MASK_TABLE, N_COLUMN_CODES, N_PROPS)
+        return abak_expert_compiled.masks(codes, _PROP_WORDS, _LIVE, _P_OUT, _O_OUT)
     return _masks_numpy(codes)
 
 
@@ -247,8 +248,8 @@ def _special_codes(boards: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """int16 [N, 12] place codes of the special slots (module docstring); compiled where Numba
     is there (abak_expert_compiled.special_codes), else _special_codes_numpy."""
     if abak_expert_compiled.AVAILABLE:
-        return abak_expert_compiled.special_codes(
-            boards, codes, INFO, ab.SLOTS, ab.HEIGHT, _SLOT_OF, ab.GUARD, _SPECIAL_BAR_COLS, BAR_PLACE, OFF_PLACE)
+        return abak_expert_compiled.special_codes(boards, codes, _SPECIAL_PLACE, _SLOT_BY_VALUE, _SPECIAL_BAR_COLS,
+                                                  BAR_PLACE * 20, OFF_PLACE * 20)
     return _special_codes_numpy(boards, codes)
 
 
@@ -420,15 +421,56 @@ def _reverse24(m: np.ndarray) -> np.ndarray:
     return (_REV8[m & 255] << 16) | (_REV8[(m >> 8) & 255] << 8) | _REV8[(m >> 16) & 255]
 
 
+# -- the tables the compiled pack reads (abak_expert_compiled.py), each derived from the above ---
+# [9 c + j]: code c's property 2j at bit 0 and 2j + 1 at bit 24 (a column's 18 masks in 9 words)
+_PROP_WORDS = (PROPS[:, 0::2].astype(np.int64) | (PROPS[:, 1::2].astype(np.int64) << 24)).reshape(-1)
+_P_OUT, _O_OUT = INFO[:, 3].astype(np.int64), INFO[:, 4].astype(np.int64)   # code -> P's, O's checkers
+_LIVE = (PROPS.any(1) | (_P_OUT > 0) | (_O_OUT > 0)).astype(np.int64)        # code -> enters the masks at all
+
+
+def _key_code_special() -> np.ndarray:
+    """int16 [13^5]: KEY_CODE | (bit h: slot h holds a special checker) << 9 | (the code enters
+    the masks: _LIVE) << 14, -1 where KEY_CODE is: the compiled pack reads what it needs of a
+    column in one lookup."""
+    keys = np.arange(13 ** ab.HEIGHT)
+    special = sum((np.abs((keys // 13 ** h) % 13 - 6) >= 2).astype(np.int64) << h for h in range(ab.HEIGHT))
+    assert N_COLUMN_CODES <= 512
+    code = KEY_CODE.astype(np.int64)
+    return np.where(code >= 0, code | (special << 9) | (_LIVE[code] << 14), -1).astype(np.int16)
+
+
+_KEY_CODE_SPECIAL = _key_code_special()
+
+# [(5 c + h) * 2 + theirs]: the place code less 20 p of P's (theirs 0) or O's checker in slot h of a
+# column of code c, as _special_codes_numpy works it out (height, trapped, on top)
+_SPECIAL_PLACE = np.array([h * 4 + 2 * (h < INFO[c, 8 + (1 - t)]) + (h == INFO[c, 0] - 1)
+                           for c in range(N_COLUMN_CODES) for h in range(ab.HEIGHT) for t in (0, 1)], dtype=np.int64)
+# slot of checker value v at [v + 6] (a side's first Guard slot for its Guards; 0 for Soldiers)
+_SLOT_BY_VALUE = np.array([0 if abs(v) < 2 else (4 if abs(v) == ab.GUARD else _SLOT_OF[abs(v)]) + 6 * (v < 0)
+                           for v in range(-6, 7)], dtype=np.int64)
+
+
 def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
-    """float32 [N, 55]: 24 column codes, 12 special codes, 19 dense units (module docstring)."""
+    """float32 [N, 55]: 24 column codes, 12 special codes, 19 dense units (module docstring).
+    One compiled loop over the batch where Numba is there (abak_expert_compiled.pack: the same
+    rows, several times faster), else _pack_numpy. `again` does not enter the encoding."""
+    if abak_expert_compiled.AVAILABLE:
+        return abak_expert_compiled.pack(np.asarray(boards), _KEY_CODE_SPECIAL, _KEY0, _SPECIAL_PLACE, _PROP_WORDS,
+                                         _P_OUT, _O_OUT, _SLOT_BY_VALUE, _SPECIAL_BAR_COLS, BAR_PLACE * 20,
+                                         OFF_PLACE * 20, _REV8, _POP6, _BEAR)
+    return _pack_numpy(boards)
+
+
+def _pack_numpy(boards: np.ndarray) -> np.ndarray:
+    """pack with NumPy array passes over the batch only: the fallback without Numba and the
+    reference the compiled pack is tested against."""
     boards = np.asarray(boards)
     n = boards.shape[0]
     codes = _column_codes(boards)
     out = np.empty((n, PACKED_SIZE), dtype=np.float32)
     out[:, :24] = codes
-    out[:, 24:N_CODES] = _special_codes(boards, codes)
-    M = _masks(codes)
+    out[:, 24:N_CODES] = _special_codes_numpy(boards, codes)
+    M = _masks_numpy(codes)
     bar_p = boards[:, ab.BAR:ab.BAR + 6].astype(np.int64)
     bar_o = boards[:, ab.OPP_BAR:ab.OPP_BAR + 6].astype(np.int64)
     tp, to = bar_p.sum(1), bar_o.sum(1)
@@ -437,7 +479,7 @@ def pack(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
     land_o = ~(M[:, 0] | M[:, 3] | M[:, 6]) & _M24
     d[:, 0:6] = _side_units(M[:, 0], land_p, M[:, 12], M[:, 13], M[:, 14], M[:, 16], M[:, N_PROPS], tp, up=False)
     d[:, 6:12] = _side_units(M[:, 1], land_o, M[:, 15], M[:, 8], M[:, 9], M[:, 17], M[:, N_PROPS + 1], to, up=True)
-    d[:, 12], d[:, 13] = _shots(M, to > 0)
+    d[:, 12], d[:, 13] = _shots_numpy(M, to > 0)
     d[:, 14] = bar_p[:, ab.SOLDIER - 1] / 2.0
     d[:, 15] = bar_o[:, ab.SOLDIER - 1] / 2.0
     d[:, 16] = boards[:, ab.OFF] / 15.0
