@@ -20,7 +20,7 @@ mkdir -p "$OUT"
 ROWS=("$@")
 [ ${#ROWS[@]} -eq 0 ] && ROWS=(raw features phases targets search)
 common=(variant=standard model.hidden="$HIDDEN" train.games="$GAMES" train.max_minutes=null
-        train.lr=0.01 train.lr_final=0.0005 train.checkpoint_every=0 eval.every=0 eval.final_games=0
+        train.lr=0.01 train.lr_final=0.0005 train.batch_games=256 train.checkpoint_every=0 eval.every=0 eval.final_games=0
         progress=false threads=1 seed=0)
 train_row() {   # name, overrides...
   local name=$1; shift

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 exec .venv/bin/abak-rl train run=std60 variant=standard \
   train.games=300000 train.max_minutes=60 \
-  train.lr=0.01 train.lr_final=0.0005 train.lr_schedule=linear \
+  train.lr=0.01 train.lr_final=0.0005 train.lr_schedule=linear train.batch_games=256 \
   train.checkpoint_every=20000 \
   eval.every=10000 eval.games=1000 eval.final_games=4000 \
   progress=false threads=1 "$@"
