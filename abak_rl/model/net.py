@@ -144,10 +144,17 @@ class EnsembleNet(nn.Module):
 
     def forward_routed(self, x: torch.Tensor) -> torch.Tensor:
         """The same mean, each member's phase nets run on their own rows only."""
-        total = cumulative(routed(self.members[0], x))
-        for m in list(self.members)[1:]:
-            total = total + cumulative(routed(m, x))
-        return total / self.n_members
+        return mean_cumulative(routed(m, x) for m in self.members)
+
+
+def mean_cumulative(outputs) -> torch.Tensor:
+    """The ensemble rule outside `forward` (which stays TorchScript-able): the mean of the
+    members' outputs, each made cumulative first (forward_routed, the packed path)."""
+    total, n = None, 0
+    for y in outputs:
+        c = cumulative(y)
+        total, n = (c if total is None else total + c), n + 1
+    return total / n
 
 
 def net_from_shape(shape: dict) -> nn.Module:

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .net import EnsembleNet, EvalNet, PhasedNet, cumulative
+from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative
 
 
 def supports(net: nn.Module) -> bool:
@@ -79,10 +79,7 @@ def _rows_forward(net: EvalNet, packing, packed: np.ndarray, device: torch.devic
 def packed_forward(net: nn.Module, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
     """[N, 5] outputs of `net` for packed rows (float32 [N, packing.size])."""
     if isinstance(net, EnsembleNet):     # the mean of the members' outputs, as EnsembleNet.forward
-        total = cumulative(_packed(net.members[0], packing, packed, device))
-        for m in list(net.members)[1:]:
-            total = total + cumulative(_packed(m, packing, packed, device))
-        return total / net.n_members
+        return mean_cumulative(_packed(m, packing, packed, device) for m in net.members)
     return _packed(net, packing, packed, device)
 
 
