@@ -10,7 +10,7 @@
 # Environment: VARIANT [standard; nackgammon gets the same recipe], RUN [std-l2, or
 # nack-expert for nackgammon], GAMES [1000000], MINUTES [null = no limit: stop after GAMES],
 # FEATURES [expert2 for standard, expert for nackgammon], LAYERS [hidden layers: 2 for standard,
-# 1 for nackgammon], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs]; the nets shipped before, kept as baselines: LAYERS=1 RUN=std-e2z is
+# 1 for nackgammon], HIDDEN [units per hidden layer: 128], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs]; the nets shipped before, kept as baselines: LAYERS=1 RUN=std-e2z is
 # std_e2z, FEATURES=expert LAYERS=1 RUN=std-expert is std_expert;
 # extra arguments are passed on to `abak-rl train` (e.g. threads=2).
 set -euo pipefail
@@ -22,6 +22,7 @@ case $VARIANT in
   *) echo "train_standard.sh: VARIANT must be standard or nackgammon, not $VARIANT" >&2; exit 2 ;;
 esac
 GAMES=${GAMES:-1000000}
+HIDDEN=${HIDDEN:-128}
 MINUTES=${MINUTES:-null}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
@@ -31,7 +32,7 @@ if [ -f "$CHECKPOINTS_DIR/$RUN/latest.pt" ]; then
     train.games="$GAMES" train.max_minutes="$MINUTES" "$@"
 fi
 exec "$ABAK_RL" train run="$RUN" variant="$VARIANT" checkpoints_dir="$CHECKPOINTS_DIR" runs_dir="$RUNS_DIR" \
-  model.features="$FEATURES" model.phases=contact_race model.bearoff=true model.hidden=128 model.layers="$LAYERS" \
+  model.features="$FEATURES" model.phases=contact_race model.bearoff=true model.hidden="$HIDDEN" model.layers="$LAYERS" \
   train.games="$GAMES" train.max_minutes="$MINUTES" \
   train.lambda=0.7 train.lr=0.01 train.lr_final=0.0005 train.lr_schedule=linear \
   train.batch_games=256 train.batch_states=256 train.checkpoint_every=25000 \
