@@ -173,7 +173,7 @@ def measure(args):
             t = time.perf_counter()
             while len(queue) >= T.batch_states:
                 td_update(scorer, opt, *queue.pop(int(T.batch_states)), lr=lr_at(T, games), grad_clip=T.grad_clip,
-                          ply1=(float(T.ply1_fraction), float(T.ply1_weight)))
+                          ply1=(float(T.ply1_fraction), float(T.ply1_weight)), loss=str(T.loss))
             TIMES["learn/update_total"] += time.perf_counter() - t
             games += int(fin.length.size)
             turns += int(fin.length.sum())

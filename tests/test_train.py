@@ -34,6 +34,7 @@ def test_config_found_from_any_directory_and_overridable(tmp_path, monkeypatch):
     (["variant=backgammon2"], "backgammon2"),
     (["train.lambda=1.5"], "train.lambda=1.5"),
     (["train.optimizer=rmsprop"], "train.optimizer='rmsprop'"),
+    (["train.loss=huber"], "train.loss='huber'"),
     (["eval.games=7"], "eval.games=7"),
     (["model.features=td198", "variant=abak"], "model.features='td198'"),
     (["eval.opponents=[random,nosuchbot]"], "eval.opponents"),
@@ -42,6 +43,13 @@ def test_config_errors_name_the_key_and_value(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.startswith("abak-rl train:")
+
+
+def test_training_with_the_cross_entropy_loss(tmp_path):
+    cfg = prepare_config(tiny(tmp_path, "train.games=30", "train.loss=bce"))
+    s = train(cfg)
+    assert s["games"] >= 30 and s["updates"] > 0
+    assert load_checkpoint(tmp_path / "ckpt/t")["config"]["train"]["loss"] == "bce"
 
 
 def test_resolved_config_outputs_and_tensorboard(tmp_path):

@@ -292,7 +292,7 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
             ply1 = (float(T.get("ply1_fraction") or 0), float(T.get("ply1_weight", 1.0)))
             while len(queue) >= T.batch_states:
                 window["loss"].append(td_update(scorer, optimizer, *queue.pop(int(T.batch_states)), lr=lr,
-                                                grad_clip=T.grad_clip, ply1=ply1))
+                                                grad_clip=T.grad_clip, ply1=ply1, loss=str(T.get("loss") or "mse")))
                 c.updates += 1
             n_done = int(finished.length.size)
             c.games += n_done

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch.autograd.graph import increment_version
 
 from ..model.net import routed, swap_perspective
@@ -148,8 +149,13 @@ def mix_ply1(scorer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
 
 def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: np.ndarray,
               x: np.ndarray | None = None, *, lr: float, grad_clip: float | None = None,
-              ply1: tuple[float, float] = (0.0, 1.0)) -> float:
-    """One gradient step towards the targets; returns the loss (mean squared TD error / 2).
+              ply1: tuple[float, float] = (0.0, 1.0), loss: str = "mse") -> float:
+    """One gradient step towards the targets; returns the loss.
+
+    loss (train.loss): "mse", the squared TD error / 2 summed over the five outputs (TD-Gammon's);
+    or "bce", the cross-entropy of each output's probability against its target (a soft label
+    in [0, 1]), whose gradient at the output's logit is the plain error p - target, without the
+    sigmoid's p(1 - p) that shrinks the rare outcomes' (gammons, backgammons) steps under "mse".
 
     ply1 = (fraction, weight): that share of the batch learns toward the net's 1-ply value
     instead of (weight < 1: as well as) its lambda-return (train.ply1_fraction, ply1_weight).
@@ -163,14 +169,20 @@ def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: 
     else:
         x = torch.from_numpy(scorer.dense(x)).to(scorer.device, non_blocking=True)
     y = routed(scorer.net, x)
-    loss = 0.5 * ((y - torch.from_numpy(target).to(y.device)) ** 2).sum(-1).mean()
+    t = torch.from_numpy(target).to(y.device)
+    if loss == "bce":
+        value = F.binary_cross_entropy(y, t.clamp(0.0, 1.0), reduction="none").sum(-1).mean()
+    elif loss == "mse":
+        value = 0.5 * ((y - t) ** 2).sum(-1).mean()
+    else:
+        raise ValueError(f"train.loss must be mse or bce, got {loss!r}")
     optimizer.zero_grad(set_to_none=True)
-    loss.backward()
+    value.backward()
     if grad_clip:
         torch.nn.utils.clip_grad_norm_(scorer.net.parameters(), grad_clip)
     optimizer.step()
     mark_updated(optimizer)
-    return float(loss.detach())
+    return float(value.detach())
 
 
 def mark_updated(optimizer) -> None:
