@@ -3,13 +3,17 @@
 
     python scripts/probs_vs_gnubg.py [--agent export:checkpoints/pretrained/standard]
                                      [--games 400] [--positions 6000] [--seed 11] [--json F]
+                                     [--positions-from AGENT]
 
-Positions before a roll come from the agent's own self-play (`--games` games, every turn), and
-`--positions` of them are drawn at random. For each, the agent's five probabilities for the
-player on roll and gnubg-nn's 0-ply ones give two cubeless equities; reported per class
-(contact, race, bear-off: both sides home, valued by the exact database in both programs) are
-the count, the mean |difference| of equity and of the win chance, and the mean difference
-(ours - gnubg). A diagnostic for the strength issue: which class of positions holds the gap.
+Positions before a roll come from the agent's own self-play (`--games` games, every turn), or
+from another agent's with `--positions-from` (the same positions for every net compared, e.g.
+`--positions-from gnubg`), and `--positions` of them are drawn at random. For each, the
+agent's five probabilities for the player on roll and gnubg-nn's 0-ply ones give two cubeless
+equities; reported per class (contact, race, bear-off: both sides home, valued by the exact
+database in both programs) are the count, the mean |difference| of equity and of the win
+chance, the mean difference (ours - gnubg), and per output (win, win gammon, win backgammon,
+lose gammon, lose backgammon) the mean difference and the mean |difference|. A diagnostic for
+the strength issue: which class of positions, and which outputs, hold the gap.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 NET = "export:checkpoints/pretrained/standard"
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def classes(rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -34,7 +39,7 @@ def classes(rows: np.ndarray) -> dict[str, np.ndarray]:
     return {"contact": ~race, "race": race & ~bo, "bearoff": bo}
 
 
-def measure(spec: str, games: int, n_positions: int, seed: int) -> dict:
+def measure(spec: str, games: int, n_positions: int, seed: int, positions_from: str | None = None) -> dict:
     from abak_rl.agents.registry import make_agent
     from abak_rl.engine.game import play_games
     from abak_rl.engine.variants import get_variant
@@ -46,20 +51,29 @@ def measure(spec: str, games: int, n_positions: int, seed: int) -> dict:
     fn = probs_fn_for(agent)
     if fn is None:
         raise ValueError(f"{spec} has no evaluator: use a checkpoint:, export: or onnx: agent")
+    source = agent if positions_from is None else make_agent(positions_from, variant, seed)
     seen = []
-    play_games(variant, [agent, agent], games, seed,
+    play_games(variant, [source, source], games, seed,
                on_turn=lambda ids, seats, before, chosen, plays, result: seen.append(before.copy()))
     rows = np.concatenate(seen)
     rng = np.random.default_rng(seed)
     rows = rows[rng.permutation(len(rows))[:n_positions]]
     ours, theirs = np.asarray(fn(variant, rows), dtype=np.float64), gnubg_probs(rows)
     d_eq, d_win = equity(ours) - equity(theirs), ours[:, 0] - theirs[:, 0]
-    out = {"agent": spec, "games": games, "positions": int(len(rows)), "seed": seed, "classes": {}}
+    d_out = ours - theirs
+    out = {"agent": spec, "positions_from": positions_from or spec, "games": games,
+           "positions": int(len(rows)), "seed": seed, "classes": {}}
     for name, m in classes(rows).items():
-        out["classes"][name] = {"positions": int(m.sum()),
-                                "mean_abs_equity_diff": round(float(np.abs(d_eq[m]).mean()), 4) if m.any() else None,
-                                "mean_equity_diff": round(float(d_eq[m].mean()), 4) if m.any() else None,
-                                "mean_abs_win_diff": round(float(np.abs(d_win[m]).mean()), 4) if m.any() else None}
+        if not m.any():
+            out["classes"][name] = {"positions": 0}
+            continue
+        out["classes"][name] = {
+            "positions": int(m.sum()),
+            "mean_abs_equity_diff": round(float(np.abs(d_eq[m]).mean()), 4),
+            "mean_equity_diff": round(float(d_eq[m].mean()), 4),
+            "mean_abs_win_diff": round(float(np.abs(d_win[m]).mean()), 4),
+            "mean_output_diff": {k: round(float(v), 5) for k, v in zip(OUTPUTS, d_out[m].mean(0))},
+            "mean_abs_output_diff": {k: round(float(v), 5) for k, v in zip(OUTPUTS, np.abs(d_out[m]).mean(0))}}
     return out
 
 
@@ -70,12 +84,14 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", type=int, default=6000)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--json", help="also write the result here")
+    ap.add_argument("--positions-from", help="draw the positions from this agent's self-play "
+                    "instead of the agent's own (the same positions for every net compared)")
     a = ap.parse_args(argv)
     if a.games < 1 or a.positions < 1:
         print("probs_vs_gnubg: --games and --positions must be >= 1", file=sys.stderr)
         return 2
     from report import emit
-    return emit("probs_vs_gnubg", lambda: measure(a.agent, a.games, a.positions, a.seed), a.json)
+    return emit("probs_vs_gnubg", lambda: measure(a.agent, a.games, a.positions, a.seed, a.positions_from), a.json)
 
 
 if __name__ == "__main__":

@@ -169,3 +169,16 @@ def test_probs_vs_gnubg_splits_the_difference_by_class(capsys):
     assert c["contact"]["positions"] > 0 and c["bearoff"]["positions"] > 0
     # both programs read bear-offs from an exact database: they agree there
     assert c["bearoff"]["mean_abs_equity_diff"] < 0.01 < c["contact"]["mean_abs_equity_diff"]
+    for k in ("mean_output_diff", "mean_abs_output_diff"):
+        assert set(c["contact"][k]) == {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+    assert c["contact"]["mean_abs_output_diff"]["win"] == pytest.approx(c["contact"]["mean_abs_win_diff"], abs=1e-4)
+    # a fixed source of positions: two agents judged on the same rows
+    assert probs_vs_gnubg.main(["--games", "6", "--positions", "300", "--seed", "3",
+                                "--positions-from", "pubeval"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert probs_vs_gnubg.main(["--agent", "std_l2", "--games", "6", "--positions", "300", "--seed", "3",
+                                "--positions-from", "pubeval"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert a["positions_from"] == b["positions_from"] == "pubeval"
+    assert {k: v["positions"] for k, v in a["classes"].items()} == {k: v["positions"] for k, v in b["classes"].items()}
+    assert a["classes"]["contact"]["mean_output_diff"] != b["classes"]["contact"]["mean_output_diff"]
