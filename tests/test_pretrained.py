@@ -36,9 +36,26 @@ def test_the_standard_net_is_an_ensemble_of_expert2_phase_nets_with_the_bearoff_
     assert card["feature_set"]["name"] == "expert2"
     net = card["network"]
     assert net["type"] == "ensemble" and net["n_members"] == 2 and net["bearoff"]
-    assert [m["layers"] for m in net["members"]] == [2, 3]
+    assert [m["layers"] for m in net["members"]] == [2, 2]
     assert all(m["type"] == "phased_mlp" and m["phases"] == ["contact", "race"] for m in net["members"])
+    # one member learned on the squared TD error, the other on the cross-entropy (train.loss)
+    members = card["training"]["config"]["ensemble"]["members"]
+    assert [m["run"] for m in members] == ["std-l2", "std-l2b"]
+    assert [m["config"]["train"].get("loss", "mse") for m in members] == ["mse", "bce"]
     assert {m["opponent"] for m in card["measured"]} >= {"gnubg", "pubeval"}
+
+
+def test_the_ensemble_shipped_before_is_kept_as_a_named_baseline_opponent():
+    pytest.importorskip("onnxruntime")
+    from abak_rl.agents.registry import make_agent
+    base = json.loads((ROOT / "baselines" / "std_l2l3" / "model_card.json").read_text())
+    assert base["network"]["type"] == "ensemble"
+    assert [m["layers"] for m in base["network"]["members"]] == [2, 3]
+    v = get_variant("standard")
+    agent = make_agent("std_l2l3", v)
+    assert agent.name == "std_l2l3"
+    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
+    assert (r.winner == 0).mean() >= 0.75
 
 
 def test_the_abak_net_uses_abak_expert_inputs_and_phase_nets_and_records_its_figures():

@@ -1,5 +1,5 @@
 """scripts/train_standard_ensemble.sh, the shipped standard model's one command, run small: two
-members trained side by side, combined into one ensemble checkpoint; run again, it resumes the
+members (squared error and cross-entropy) trained side by side, combined into one ensemble checkpoint; run again, it resumes the
 finished members (training nothing more) and combines them again."""
 
 import os
@@ -33,20 +33,23 @@ def test_the_one_command_trains_both_members_and_combines_them_and_resumes(tmp_p
     ens = tmp_path / "ckpt" / "std-ens" / "latest.pt"
     data = load_checkpoint(ens)
     members = data["model"]["ensemble"]
-    assert [m["layers"] for m in members] == [2, 3] and all(m["hidden"] == 128 for m in members)
+    assert [m["layers"] for m in members] == [2, 2] and all(m["hidden"] == 128 for m in members)
     assert data["features"]["name"] == "expert2" and data["model"]["bearoff"]
-    games = [load_checkpoint(tmp_path / "ckpt" / f"std-l{k}" / "latest.pt")["counters"]["games"] for k in (2, 3)]
+    runs = ("std-l2", "std-l2b")
+    ckpts = [load_checkpoint(tmp_path / "ckpt" / r / "latest.pt") for r in runs]
+    assert [c["config"]["train"]["loss"] for c in ckpts] == ["mse", "bce"]
+    games = [c["counters"]["games"] for c in ckpts]
     assert min(games) >= 8 and data["counters"]["games"] == sum(games)
-    for k in (2, 3):
-        assert "stopped (reached train.games=8)" in (tmp_path / "runs" / f"std-l{k}.log").read_text()
+    for r in runs:
+        assert "stopped (reached train.games=8)" in (tmp_path / "runs" / f"{r}.log").read_text()
     # the same command again: the members resume, are already done, and the ensemble is rebuilt
-    before = {k: torch.load(tmp_path / "ckpt" / f"std-l{k}" / "latest.pt", weights_only=False)["net"] for k in (2, 3)}
+    before = {r: torch.load(tmp_path / "ckpt" / r / "latest.pt", weights_only=False)["net"] for r in runs}
     r = _run(tmp_path, 8)
     assert r.returncode == 0, r.stderr + r.stdout
-    for k in (2, 3):
-        after = torch.load(tmp_path / "ckpt" / f"std-l{k}" / "latest.pt", weights_only=False)["net"]
-        assert all(torch.equal(before[k][n], after[n]) for n in after)
-        log = (tmp_path / "runs" / f"std-l{k}.log").read_text()
+    for r in runs:
+        after = torch.load(tmp_path / "ckpt" / r / "latest.pt", weights_only=False)["net"]
+        assert all(torch.equal(before[r][n], after[n]) for n in after)
+        log = (tmp_path / "runs" / f"{r}.log").read_text()
         assert log.count("stopped (reached train.games=8)") == 2        # appended, not overwritten
     assert load_checkpoint(ens)["counters"]["games"] == sum(games)
 
