@@ -90,6 +90,7 @@ def _optional(check):
     return lambda v: v is None or check(v)
 
 
+LOSSES = ("mse", "bce")   # train.loss: the squared TD error or the cross-entropy (train/td.py td_update)
 CHECKS = {
     "seed": (_nonneg_int, "an integer >= 0"),
     "threads": (_positive_int, "an integer >= 1"),
@@ -108,7 +109,7 @@ CHECKS = {
     "train.ply1_fraction": (_between(0, 1), "a number in [0, 1]"),
     "train.ply1_weight": (_between(0, 1), "a number in [0, 1]"),
     "train.optimizer": (lambda v: v in ("adam", "sgd"), "adam or sgd"),
-    "train.loss": (lambda v: v in ("mse", "bce"), "mse or bce"),
+    "train.loss": (lambda v: v in LOSSES, " or ".join(LOSSES)),
     "train.lr": (_positive, "a number > 0"),
     "train.lr_final": (_optional(lambda v: _between(0, float("inf"))(v)), "a number >= 0 or null"),
     "train.lr_schedule": (lambda v: v in ("linear", "cosine"), "linear or cosine"),

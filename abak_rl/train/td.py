@@ -34,6 +34,7 @@ from torch.autograd.graph import increment_version
 
 from ..model.net import routed, swap_perspective
 from . import td_compiled
+from .config import LOSSES
 
 
 @lru_cache(maxsize=1024)
@@ -170,12 +171,12 @@ def td_update(scorer, optimizer, boards: np.ndarray, again: np.ndarray, target: 
         x = torch.from_numpy(scorer.dense(x)).to(scorer.device, non_blocking=True)
     y = routed(scorer.net, x)
     t = torch.from_numpy(target).to(y.device)
+    if loss not in LOSSES:
+        raise ValueError(f"train.loss must be {' or '.join(LOSSES)}, got {loss!r}")
     if loss == "bce":
         value = F.binary_cross_entropy(y, t.clamp(0.0, 1.0), reduction="none").sum(-1).mean()
-    elif loss == "mse":
-        value = 0.5 * ((y - t) ** 2).sum(-1).mean()
     else:
-        raise ValueError(f"train.loss must be mse or bce, got {loss!r}")
+        value = 0.5 * ((y - t) ** 2).sum(-1).mean()
     optimizer.zero_grad(set_to_none=True)
     value.backward()
     if grad_clip:
