@@ -3,8 +3,11 @@
 
     python scripts/combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...]
 
-Each CKPT is a training checkpoint (.pt) or a run folder (its latest.pt); all must be for the
-same variant and the same feature set (their hidden sizes, layers and phases may differ). OUT
+Each CKPT is a training checkpoint (.pt), a run folder (its latest.pt), or an exported model
+(`export:DIR`, an `abak-rl export` folder with model.safetensors): an exported ensemble gives
+each of its members, so a shipped model can take one more net without its members' training
+checkpoints. All must be for the same variant and the same feature set (their hidden sizes,
+layers and phases may differ). OUT
 is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
 agent=checkpoint:OUT.pt`, `abak-rl export checkpoint=OUT.pt format=all out=DIR`, `abak-rl hint
 --model OUT.pt` and `abak-rl play --model OUT.pt` use it as they use one net. It records the
@@ -31,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, resolve_path, save_checkpoint  # noqa: E402
 
 PROG = "combine_nets"
-USAGE = "combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...]"
+USAGE = "combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...] (a CKPT may be export:DIR)"
+EXPORT = "export:"
 COMBINE = "the mean of the members' five outputs"
 
 
@@ -67,6 +71,48 @@ def load_member(path: str):
         raise CheckpointError(f"checkpoint {data['path']}: bad feature set record {data.get('features')!r}: "
                               f"{e}") from None
     return data, build_net_from(data, fs)
+
+
+def load_export_members(spec: str) -> list:
+    """[(checkpoint-like data, net)] for each member of an exported model (`export:DIR`): the
+    card's variant, feature set and network shape, the safetensors weights; an ensemble's
+    members one by one, with what its card recorded of their training."""
+    from abak_rl import inference as inf
+    from abak_rl.export.exporters import load_export_net
+    from abak_rl.features import get_feature_set
+    from abak_rl.model.net import EnsembleNet
+    folder = Path(spec[len(EXPORT):])
+    if not (folder / inf.CARD_NAME).is_file() or not (folder / inf.WEIGHT_FILES["safetensors"]).is_file():
+        raise ValueError(f"{spec}: not an exported model (a folder with {inf.CARD_NAME} and "
+                         f"{inf.WEIGHT_FILES['safetensors']})")
+    try:
+        card, net = load_export_net(folder)
+        fs = get_feature_set(card["feature_set"]["name"])
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
+        raise ValueError(f"{spec}: cannot read the exported model: {' '.join(str(e).split())[:300]}") from None
+    if {k: card["feature_set"].get(k) for k in ("name", "version", "size")} != fs.describe():
+        raise ValueError(f"{spec}: exported with feature set {card['feature_set']}, which differs from the "
+                         f"current {fs.describe()}")
+    training = card.get("training") or {}
+    recorded = ((training.get("config") or {}).get("ensemble") or {}).get("members") or []
+    nets = list(net.members) if isinstance(net, EnsembleNet) else [net]
+    out = []
+    for i, m in enumerate(nets):
+        rec = recorded[i] if len(recorded) == len(nets) else {}
+        shape = dict(m.shape)
+        if card["network"].get("bearoff"):
+            shape["bearoff"] = card["network"]["bearoff"]
+            m.shape["bearoff"] = shape["bearoff"]
+        single = len(nets) == 1
+        counters = {k: (training.get(k) if single else None) for k in ("games", "updates", "states", "seconds")}
+        if not single:
+            counters.update(games=rec.get("games"), updates=rec.get("updates"))
+        config = rec.get("config") if rec.get("config") else (training.get("config") if single else {})
+        where = f"{spec}" + ("" if single else f" member {i}")
+        data = {"path": where, "variant": card["variant"], "features": fs.describe(), "model": shape,
+                "net": m.state_dict(), "config": dict(config or {}), "counters": counters}
+        out.append((data, m))
+    return out
 
 
 def combine(datas: list[dict], nets: list, name: str) -> dict:
@@ -119,16 +165,18 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     out = Path(args.out)
     try:
-        if len(args.checkpoints) < 2:
-            raise ValueError(f"an ensemble needs at least 2 member checkpoints, got {len(args.checkpoints)}")
-        paths = [resolve_path(p) for p in args.checkpoints]
+        paths = [Path(p[len(EXPORT):]) if p.startswith(EXPORT) else resolve_path(p) for p in args.checkpoints]
         seen = {}
         for given, p in zip(args.checkpoints, paths):
             if p.resolve() in seen:
                 raise ValueError(f"{given} is the same checkpoint as {seen[p.resolve()]}: give each member once")
             seen[p.resolve()] = given
         check_out(out, paths)
-        loaded = [load_member(str(p)) for p in paths]
+        loaded = []
+        for given, p in zip(args.checkpoints, paths):
+            loaded += load_export_members(given) if given.startswith(EXPORT) else [load_member(str(p))]
+        if len(loaded) < 2:
+            raise ValueError(f"an ensemble needs at least 2 member nets, got {len(loaded)}")
         payload = combine([d for d, _ in loaded], [n for _, n in loaded], out.stem)
         out.parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(out, payload)
@@ -137,7 +185,7 @@ def main(argv=None) -> int:
         print(f"{PROG}: {' '.join(msg.split())}", file=sys.stderr)     # one line, whatever the error
         return 2
     games = payload["counters"]["games"]
-    print(f"{PROG}: {len(paths)} nets"
+    print(f"{PROG}: {len(loaded)} nets"
           + (f" ({games:,} games trained in all)" if games is not None else "") + f" -> {out}")
     return 0
 

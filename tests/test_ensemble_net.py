@@ -248,6 +248,34 @@ def test_hint_and_play_on_an_exported_ensemble(combined, tmp_path):
     assert "Opening roll" in buf.getvalue()
 
 
+def test_combine_takes_an_exported_model_member_by_member(combined, tmp_path):
+    """export:DIR gives each member of an exported ensemble: a shipped model takes one more net
+    (its members' training checkpoints need not exist), or goes back to a checkpoint as it is."""
+    import combine_nets
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.export.exporters import export_checkpoint
+    a, b, out = combined
+    export_checkpoint(out, "safetensors", tmp_path / "x", verify=0)
+    c = _random_checkpoint(tmp_path / "c.pt", seed=3)
+    three, back = tmp_path / "three.pt", tmp_path / "back.pt"
+    assert combine_nets.main([str(three), f"export:{tmp_path / 'x'}", str(c)]) == 0
+    assert combine_nets.main([str(back), f"export:{tmp_path / 'x'}"]) == 0
+    data = load_checkpoint(three)
+    members = data["config"]["ensemble"]["members"]
+    assert [m["checkpoint"] for m in members] == [f"export:{tmp_path / 'x'} member 0",
+                                                  f"export:{tmp_path / 'x'} member 1", str(c)]
+    games = [load_checkpoint(p)["counters"]["games"] for p in (a, b, c)]
+    assert [m["games"] for m in members] == games and data["counters"]["games"] == sum(games)
+    assert data["model"]["bearoff"] and len(data["model"]["ensemble"]) == 3
+    v = get_variant("standard")
+    boards, again, _ = _rows(n=300)
+    pa, pb, pc, p3, pback, pout = (load_neural_agent(p, v).scorer.net_probs(boards, again)
+                                   for p in (a, b, c, three, back, out))
+    np.testing.assert_allclose(p3, (pa.astype(np.float64) + pb + pc) / 3, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(pback, pout, atol=1e-6, rtol=0)
+    assert np.abs(p3 - pout).max() > 1e-3
+
+
 def _random_checkpoint(path, variant="standard", features="expert", seed=0):
     fs = get_feature_set(features)
     net = _spread(EvalNet(fs.size, hidden=4), seed)
@@ -269,6 +297,8 @@ def _random_checkpoint(path, variant="standard", features="expert", seed=0):
     ("out_is_a_member", "it is one of the members"),
     ("twice", "give each member once"),
     ("member_is_ensemble", "already an ensemble"),
+    ("not_an_export", "not an exported model"),
+    ("export_of_one_net", "at least 2 member"),
 ])
 def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, message):
     import combine_nets
@@ -287,7 +317,12 @@ def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, messag
         "out_is_a_member": [a, a, b],
         "twice": [out, a, tmp_path / "." / "a.pt"],
         "member_is_ensemble": [out, a, tmp_path / "e.pt"],
+        "not_an_export": [out, a, f"export:{tmp_path}"],
+        "export_of_one_net": [out, f"export:{tmp_path / 'x1'}"],
     }[case]
+    if case == "export_of_one_net":
+        from abak_rl.export.exporters import export_checkpoint
+        export_checkpoint(a, "safetensors", tmp_path / "x1", verify=0)
     (tmp_path / "bad.pt").write_bytes(b"PK\x03\x04 not really a checkpoint")
     if case == "member_is_ensemble":
         assert combine_nets.main([str(tmp_path / "e.pt"), str(a), str(b)]) == 0
