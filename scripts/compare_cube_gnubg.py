@@ -3,7 +3,8 @@
     python scripts/compare_cube_gnubg.py [--agent SPEC] [--positions 1000] [--games 200]
                                          [--plies 2] [--x auto] [--seed 0] [--window LO,HI]
                                          [--cube-ply 0|1] [--cache F.npz] [--probs gnubg0]
-                                         [--length 7 --scores 4-2,2-4,5-5,6-3,3-6] [--json F]
+                                         [--length 7 --scores 4-2,2-4,5-5,6-3,3-6] [--worst N]
+                                         [--json F]
 
 Positions come from our own cubeful money games: the agent against itself with its Janowski cube
 (evaluate/cube_records.py records every game, cube actions included); every position before a
@@ -41,7 +42,11 @@ through the same match equity table (Kazaross-XG2, gnubg's default): MWC = L + (
 probabilities instead of the agent's: what the rule alone loses. A money run at 0-ply also
 reports `probability_bias`: the mean of (ours - gnubg 0-ply) for each of the five
 probabilities, over all positions and over those gnubg doubles. --cache F.npz keeps the candidate positions (after --window) so
-that further runs skip the self-play games.
+that further runs skip the self-play games. `by_class` splits the doubler's and the taker's
+losses by position class (contact, race, bear-off); --worst N lists the N costliest wrong
+decisions with their GNU Backgammon position IDs, gnubg's three equities and, beside gnubg
+0-ply's, the probabilities our cube read (cube-ply 0's; with --cube-ply 1 the decision looked
+one roll further).
 """
 
 from __future__ import annotations
@@ -170,8 +175,52 @@ def probability_bias(ours, gnubg, where) -> dict:
     return {"all": part(np.ones(len(d), bool)), "gnubg_doubles": part(where)}
 
 
-def judge(ours, gnubg_cube, variant, rows, ctx, units) -> dict:
-    """Our offer/take decisions on rows against gnubg's cfevaluate, the losses in `units`."""
+def by_class(variant, rows, d_loss, t_loss, g_offer) -> dict:
+    """The doubler's and the taker's (on gnubg's doubles) decisions and losses per position
+    class (contact, race, bear-off: the classes that set the cube efficiency), so that a user
+    sees where the loss is."""
+    from abak_rl.engine.cube import CLASS_NAMES, position_class
+    cls = position_class(variant, rows)
+    out = {}
+    for k, name in enumerate(CLASS_NAMES):
+        m = cls == k
+        t = m & g_offer
+        out[name] = {"positions": int(m.sum()),
+                     "double_lost": float(d_loss[m].sum()), "double_wrong": int((d_loss[m] > 0).sum()),
+                     "gnubg_doubles": int(t.sum()),
+                     "take_lost_on_gnubg_doubles": float(t_loss[t].sum()),
+                     "take_wrong_on_gnubg_doubles": int((t_loss[t] > 0).sum())}
+    return out
+
+
+def worst_decisions(variant, rows, d_loss, t_loss, offer, take, eq, n: int, probs=None) -> list:
+    """The n costliest wrong decisions (double or take), each with its position (GNU Backgammon
+    position ID, the player on roll = the doubler), gnubg's equities and, when given, our and
+    gnubg 0-ply's probabilities: what to look at first."""
+    from abak_rl.engine.cube import CLASS_NAMES, position_class
+    from abak_rl.io.gnubg_id import encode
+    cls = position_class(variant, rows)
+    items = [(float(d_loss[i]), "double", i) for i in np.flatnonzero(d_loss > 0)]
+    items += [(float(t_loss[i]), "take", i) for i in np.flatnonzero(t_loss > 0)]
+    out = []
+    for lost, kind, i in sorted(items, key=lambda t: -t[0])[:n]:
+        ours = bool(offer[i] if kind == "double" else take[i])
+        e = {"position_id": encode(rows[i]), "class": CLASS_NAMES[cls[i]], "decision": kind,
+             "ours": ("double" if ours else "no double") if kind == "double" else ("take" if ours else "pass"),
+             "lost": round(lost, 4),
+             "gnubg": {"no_double": round(float(eq[i, 1]), 4), "double_take": round(float(eq[i, 2]), 4),
+                       "double_pass": round(float(eq[i, 3]), 4)}}
+        if probs is not None:
+            e["probs_ours"] = [round(float(v), 4) for v in probs[0][i]]
+            e["probs_gnubg0"] = [round(float(v), 4) for v in probs[1][i]]
+        out.append(e)
+    return out
+
+
+def judge(ours, gnubg_cube, variant, rows, ctx, units, worst: int = 0, probs_fn=None) -> dict:
+    """Our offer/take decisions on rows against gnubg's cfevaluate, the losses in `units`;
+    `worst` > 0 lists that many of the costliest wrong decisions (probs_fn(variant, rows): our
+    probabilities to show beside gnubg 0-ply's)."""
     offer = ours.offer(variant, rows, ctx)
     take = ours.accept(variant, rows, ctx)
     t0 = time.perf_counter()
@@ -216,13 +265,17 @@ def judge(ours, gnubg_cube, variant, rows, ctx, units) -> dict:
                 "agreement": float(((offer == g_offer).sum() + (take == g_take).sum()) / (2 * n)),
                 "mean_equity_lost": float((d_loss.sum() + t_loss.sum()) / (2 * n))},
         "close": close,
+        "by_class": by_class(variant, rows, d_loss, t_loss, g_offer),
+        **({"worst": worst_decisions(variant, rows, d_loss, t_loss, offer, take, eq, worst,
+                                     None if probs_fn is None else (probs_fn(variant, rows), gnubg_probs(rows)))}
+           if worst else {}),
         "gnubg_seconds": seconds,
     }
 
 
 def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: int,
             window: tuple[float, float] | None = None, cube_ply: int = 0,
-            cache: str | None = None, length: int = 0, scores=(), probs: str = "agent") -> dict:
+            cache: str | None = None, length: int = 0, scores=(), probs: str = "agent", worst: int = 0) -> dict:
     from abak_rl.agents.gnubg_program import GnubgCube, GnubgProgram
     from abak_rl.agents.registry import make_agent
     from abak_rl.engine.cube import CubeContext, load_met
@@ -236,10 +289,13 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
         raise ValueError(f"only {len(rows)} candidate positions in {games} games; raise --games")
     pick = np.linspace(0, len(rows) - 1, n_positions).round().astype(int)
     rows, values, owners = rows[pick], values[pick], owners[pick]
+    from abak_rl.evaluate.cube_match import probs_fn_for
     if probs == "gnubg0":         # the rule alone: our cube code fed gnubg 0-ply's probabilities
         from abak_rl.agents.cube_policies import JanowskiCube
-        ours = JanowskiCube(lambda variant, boards: gnubg_probs(boards), x)
+        probs_fn = lambda variant, boards: gnubg_probs(boards)   # noqa: E731
+        ours = JanowskiCube(probs_fn, x)
     else:
+        probs_fn = probs_fn_for(agent)
         ours = make_policy("janowski", agent, x, seed, ply=cube_ply)
     out = {"agent": agent_spec, "probs": probs, "cube_efficiency": x, "cube_ply": cube_ply,
            "gnubg_plies": plies,
@@ -250,9 +306,8 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
         gcube = GnubgCube(plies, prog)
         if not length:
             out.update(judge(ours, gcube, variant, rows, CubeContext(value=values, owner=owners),
-                             "points per unit cube (money)"))
+                             "points per unit cube (money)", worst, probs_fn))
             if probs == "agent" and cube_ply == 0:
-                from abak_rl.evaluate.cube_match import probs_fn_for
                 eq = gcube.evaluate(rows, CubeContext(value=values, owner=owners))
                 out["probability_bias"] = probability_bias(
                     probs_fn_for(agent)(variant, rows), gnubg_probs(rows),
@@ -268,7 +323,7 @@ def compare(agent_spec: str, n_positions: int, games: int, plies: int, x, seed: 
                                   met=met, crawford=np.zeros(n, bool))
                 label = f"{me}-{opp}" + (" post-Crawford" if length - 1 in (me, opp) else "")
                 out["scores"][label] = judge(ours, gcube, variant, rows, ctx,
-                                             "match-winning chances")
+                                             "match-winning chances", worst, probs_fn)
     out["seconds"] = {"games_and_positions": t1 - t0, "decisions": time.perf_counter() - t1}
     return out
 
@@ -290,6 +345,8 @@ def main(argv=None) -> int:
     p.add_argument("--length", type=int, default=0, help="match length: judge at --scores instead of money")
     p.add_argument("--scores", default="4-2,2-4,5-5,6-3,3-6",
                    help="with --length: ME-OPP scores of the player on roll, comma-separated")
+    p.add_argument("--worst", type=int, default=0,
+                   help="list this many of the costliest wrong decisions (position IDs, probabilities)")
     p.add_argument("--json", help="also write the result here")
     a = p.parse_args(argv)
     x = a.x if a.x == "auto" else float(a.x)
@@ -317,7 +374,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(1)
     from report import emit
     return emit("compare_cube_gnubg", lambda: compare(a.agent, a.positions, a.games, a.plies, x, a.seed, window,
-                                                      a.cube_ply, a.cache, a.length, scores, a.probs), a.json)
+                                                      a.cube_ply, a.cache, a.length, scores, a.probs, a.worst), a.json)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,9 @@ def test_cube_efficiency_by_position_class():
     ])
     x = cube_efficiency(v, rows)
     assert x.tolist() == pytest.approx([0.68, 0.675, 0.7, 0.6, 0.68, 0.6])
+    from abak_rl.engine.cube import BEAROFF, CONTACT, RACE, position_class
+    # the class behind each x; 0.6 from a 6-pip race is still a race, not a bear-off
+    assert position_class(v, rows).tolist() == [CONTACT, RACE, RACE, BEAROFF, CONTACT, RACE]
 
 
 def test_janowski_cube_uses_the_class_efficiency():

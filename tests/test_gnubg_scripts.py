@@ -45,9 +45,29 @@ def test_compare_cube_reports_agreement_and_equity_lost(capsys):
     assert compare_cube_gnubg.main(["--agent", "pubeval", "--positions", "20", "--games", "2",
                                     "--plies", "0"]) == 2      # pubeval has no cube evaluator
     capsys.readouterr()
-    assert compare_cube_gnubg.main(["--positions", "30", "--games", "2", "--plies", "0"]) == 0
+    assert compare_cube_gnubg.main(["--positions", "30", "--games", "2", "--plies", "0", "--worst", "4"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["positions"] == 30 and r["all"]["decisions"] == 60
+    # the split by position class adds up to the totals
+    parts = r["by_class"].values()
+    assert set(r["by_class"]) == {"contact", "race", "bearoff"}
+    assert sum(c["positions"] for c in parts) == 30
+    assert sum(c["double_lost"] for c in parts) / 30 == pytest.approx(r["double"]["mean_equity_lost"])
+    assert (sum(c["double_wrong"] for c in parts)
+            == r["double"]["we_double_gnubg_not"] + r["double"]["gnubg_doubles_we_not"])
+    assert sum(c["gnubg_doubles"] for c in parts) == r["take_on_gnubg_doubles"]["decisions"]
+    if r["take_on_gnubg_doubles"]["decisions"]:
+        assert (sum(c["take_lost_on_gnubg_doubles"] for c in parts) / r["take_on_gnubg_doubles"]["decisions"]
+                == pytest.approx(r["take_on_gnubg_doubles"]["mean_equity_lost"]))
+    # the costliest wrong decisions, largest first, each a readable position with both probability sets
+    from abak_rl.io.gnubg_id import decode
+    worst = r["worst"]
+    wrong = sum(c["double_wrong"] for c in parts) + r["take"]["we_take_gnubg_passes"] + r["take"]["we_pass_gnubg_takes"]
+    assert len(worst) == min(4, wrong)
+    assert [w["lost"] for w in worst] == sorted((w["lost"] for w in worst), reverse=True)
+    for w in worst:
+        assert w["lost"] > 0 and w["decision"] in ("double", "take") and decode(w["position_id"]).shape
+        assert len(w["probs_ours"]) == len(w["probs_gnubg0"]) == 5
     for part in ("double", "take", "all"):
         assert 0 <= r[part]["agreement"] <= 1 and r[part]["mean_equity_lost"] >= 0
     assert set(r["probability_bias"]["all"]) == {"p_win", "p_wg", "p_wbg", "p_lg", "p_lbg"}

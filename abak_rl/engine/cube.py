@@ -287,11 +287,28 @@ def _outcome_mwc(met, a, b, c, post, mults):
 
 # ----------------------------------------------------------------------------- cube efficiency
 
+CONTACT, RACE, BEAROFF = 0, 1, 2
+CLASS_NAMES = ("contact", "race", "bearoff")
+
+
+def position_class(variant, boards: np.ndarray) -> np.ndarray:
+    """The cube's position class of each position (CONTACT, RACE or BEAROFF: every checker of
+    both sides in its home board, none on the bar), which sets its cube efficiency."""
+    return _classify(variant, boards)[0]
+
+
 def cube_efficiency(variant, boards: np.ndarray) -> np.ndarray:
     """GNU Backgammon's cube efficiency x per position (the player to move's view): 0.68 with
     contact; in a race 0.55 + 0.00125 x the pips of the player to move, clamped to 0.6..0.7; 0.6
     when both sides have every checker in their home boards. Abak positions are classified on
     their class-blind view, and a column holding both sides' checkers is contact."""
+    cls, pips = _classify(variant, boards)
+    race_x = np.clip(0.55 + 0.00125 * pips, 0.6, 0.7)
+    return np.where(cls == BEAROFF, 0.6, np.where(cls == RACE, race_x, DEFAULT_X))
+
+
+def _classify(variant, boards: np.ndarray):
+    """(position class, pips of the player to move) per position."""
     from . import board as cb
     b = np.asarray(boards)
     contact_extra = np.zeros(b.shape[0], dtype=bool)
@@ -310,8 +327,7 @@ def cube_efficiency(variant, boards: np.ndarray) -> np.ndarray:
     race = (my_back < opp_back) & ~contact_extra
     bearoff = race & (my_back <= 6) & (opp_back >= 19)
     pips = (np.clip(pts, 0, None) * idx).sum(1) + 25 * (b[:, cb.BAR] + b[:, cb.POOL])
-    race_x = np.clip(0.55 + 0.00125 * pips, 0.6, 0.7)
-    return np.where(bearoff, 0.6, np.where(race, race_x, DEFAULT_X))
+    return np.where(bearoff, BEAROFF, np.where(race, RACE, CONTACT)), pips
 
 
 # ----------------------------------------------------------------------------- money (Janowski)
