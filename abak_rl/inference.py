@@ -388,12 +388,18 @@ class Model:
         owner 0 centred, 1 the mover owns the cube, -1 the opponent does. x: Janowski's cube
         efficiency, "auto" = GNU Backgammon's by position class (cube.cube_efficiency)."""
         from .engine import cube as cube_math
-        if isinstance(x, str):
+        auto = isinstance(x, str)
+        if auto:
             if x != "auto":
                 raise ValueError(f"cube efficiency must be a number in [0, 1] or auto, got {x!r}")
             x = float(cube_math.cube_efficiency(self.variant, np.asarray(row)[None])[0])
         probs = self.pre_roll_probs(np.asarray(row)[None], ply=ply)
         decision, eq = cube_math.money_cube_decision(probs, np.array([owner]), x)
+        exact = False
+        if auto:        # short two-sided bear-offs: the exact values (engine/bearoff_cube.py)
+            decision, eq, hit = cube_math.exact_bearoff_money(self.variant, np.asarray(row)[None],
+                                                              np.array([owner]), decision, eq)
+            exact = bool(hit[0])
         d = int(decision[0])
         if owner == -1:
             d = -1  # the opponent owns the cube: the mover cannot double
@@ -401,7 +407,8 @@ class Model:
                 "decision": d, "decision_name": "no double (opponent owns the cube)" if d == -1
                 else cube_math.DECISION_NAMES[d],
                 "equities": {"no_double": float(eq[0, 0]), "double_take": float(eq[0, 1]),
-                             "double_pass": float(eq[0, 2])}}
+                             "double_pass": float(eq[0, 2])},
+                "efficiency": x, "method": "exact two-sided bear-off" if exact else "janowski"}
 
 
 class ExportedAgent:

@@ -3,6 +3,11 @@ tests/test_cube_gnubg.py (which needs no GNU Backgammon: it feeds the recorded p
 to engine/cube.py and compares the no double / double-take / double-pass equities).
 
     python scripts/gnubg_cube_cases.py tests/data/gnubg_cube_cases.json
+    python scripts/gnubg_cube_cases.py tests/data/gnubg_bearoff2_cases.json --bearoff 150
+
+With --bearoff N: N random two-sided bear-offs instead (1..6 checkers a side, all home; what
+GNU Backgammon reads from its two-sided database, "Bearoff2"), at the money contexts (cube
+centred, owned, the opponent's), for tests/test_bearoff_cube.py.
 
 Needs the gnubg program (Debian package gnubg: /usr/games/gnubg). Positions: standard
 backgammon from random games (export/sample.py), a mix of contact, race and bear-off
@@ -43,12 +48,12 @@ CONTEXTS = [
 GNUBG = "/usr/games/gnubg"
 
 
-def commands(ids: list[str]) -> str:
+def commands(ids: list[str], contexts=None) -> str:
     lines = ["set output digits 5", "set output mwc on", "set confirm new off",
              "set player 0 human", "set player 1 human", "set beavers off",
              "set evaluation chequerplay evaluation plies 0",
              "set evaluation cubedecision evaluation plies 0"]
-    for label, length, me, opp, cube, owner, crawford, jacoby in CONTEXTS:
+    for label, length, me, opp, cube, owner, crawford, jacoby in contexts or CONTEXTS:
         for pid in ids:
             # the mover is player 1 (gnubg's "root" here), the opponent player 0
             lines.append(f"set jacoby {'on' if jacoby else 'off'}")
@@ -100,27 +105,50 @@ def pick_positions(n: int, seed: int) -> list[np.ndarray]:
     return rows
 
 
+def pick_bearoffs(n: int, seed: int) -> list[np.ndarray]:
+    """n distinct two-sided bear-offs before the mover's roll, 1..6 checkers a side."""
+    from abak_rl.engine import board as cb
+    rng = np.random.default_rng(seed)
+    rows, seen = [], set()
+    while len(rows) < n:
+        row = np.zeros(cb.WIDTH, dtype=np.int8)
+        for sign, off in ((1, cb.OFF), (-1, cb.OPP_OFF)):
+            k = int(rng.integers(1, 7))
+            for p in rng.integers(1, 7, size=k):
+                row[p - 1 if sign > 0 else 24 - p] += sign
+            row[off] = 15 - k
+        if row.tobytes() not in seen:
+            seen.add(row.tobytes())
+            rows.append(row)
+    return rows
+
+
+MONEY = [c for c in CONTEXTS if c[1] == 0 and not c[7]]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--positions", type=int, default=24)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--bearoff", type=int, default=0, help="record N two-sided bear-offs at money contexts instead")
     a = ap.parse_args(argv)
     if not shutil.which(GNUBG):
         print(f"gnubg_cube_cases: {GNUBG} not found (install the Debian package gnubg)", file=sys.stderr)
         return 2
     from abak_rl.io import gnubg_id
-    rows = pick_positions(a.positions, a.seed)
+    contexts = MONEY if a.bearoff else CONTEXTS
+    rows = pick_bearoffs(a.bearoff, a.seed) if a.bearoff else pick_positions(a.positions, a.seed)
     ids = [gnubg_id.encode(r) for r in rows]
-    run = subprocess.run([GNUBG, "-t", "-q"], input=commands(ids), capture_output=True, text=True,
+    run = subprocess.run([GNUBG, "-t", "-q"], input=commands(ids, contexts), capture_output=True, text=True,
                          timeout=600)
     blocks = run.stdout.split("Evaluator:")[1:]
-    if len(blocks) != len(ids) * len(CONTEXTS):
-        print(f"gnubg_cube_cases: expected {len(ids) * len(CONTEXTS)} evaluations, got {len(blocks)}",
+    if len(blocks) != len(ids) * len(contexts):
+        print(f"gnubg_cube_cases: expected {len(ids) * len(contexts)} evaluations, got {len(blocks)}",
               file=sys.stderr)
         return 2
     cases = []
-    for k, (label, length, me, opp, cube, owner, crawford, jacoby) in enumerate(CONTEXTS):
+    for k, (label, length, me, opp, cube, owner, crawford, jacoby) in enumerate(contexts):
         for j, pid in enumerate(ids):
             got = parse("Evaluator:" + blocks[k * len(ids) + j])
             cases.append({"context": label, "position_id": pid, "match_length": length,
@@ -131,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     head = json.dumps({"program": version, "plies": 0})[:-1]
     body = ",\n".join(json.dumps(c) for c in cases)
     a.out.write_text(f'{head}, "cases": [\n{body}\n]}}\n')
-    print(f"{a.out}: {len(cases)} cases ({len(ids)} positions x {len(CONTEXTS)} contexts), {version}")
+    print(f"{a.out}: {len(cases)} cases ({len(ids)} positions x {len(contexts)} contexts), {version}")
     return 0
 
 

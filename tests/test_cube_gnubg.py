@@ -6,7 +6,8 @@ positions x 14 contexts (money: centred, owned, the opponent's cube, Jacoby; 7-p
 five probabilities, engine/cube.py with the efficiency of each position's class must give
 gnubg's no double (its cubeful equity), double/take and double/pass to rounding. gnubg reads
 two-sided bear-off positions ("Bearoff2") from its exact cubeful database instead; those cases
-are checked to be the only ones left out.
+are left out of the Janowski comparison and checked, in money play, against our own exact
+two-sided table (engine/bearoff_cube.py).
 """
 
 import json
@@ -85,3 +86,16 @@ def test_a_fixed_efficiency_would_not_match_in_races():
     err = lambda eq: max(np.abs(eq[:, 0] - want).max(), np.abs(eq[have, 1] - want_dt).max())
     assert err(by_class) < 5e-5           # the probabilities are recorded to 5 digits
     assert err(fixed) > 3e-4
+
+
+def test_the_two_sided_bearoffs_left_out_are_exact_in_money_play():
+    # the Bearoff2 cases gnubg reads from its exact database: our two-sided table gives them
+    from abak_rl.engine.cube import exact_bearoff_money
+    money = [c for c in DATA["cases"] if c["class"] == "Bearoff2" and c["match_length"] == 0]
+    assert money
+    v = get_variant("standard")
+    rows = np.stack([gnubg_id.decode(c["position_id"]) for c in money])
+    owner = np.array([c["owner"] for c in money])
+    _, eq, exact = exact_bearoff_money(v, rows, owner, np.zeros(len(money), np.int64), np.zeros((len(money), 3)))
+    assert exact.all()
+    np.testing.assert_allclose(eq[:, 0], [c["cubeful"] for c in money], atol=1e-4)

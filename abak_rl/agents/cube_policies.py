@@ -117,11 +117,17 @@ class JanowskiCube:
         return np.full(np.asarray(boards).shape[0], float(self.x))
 
     def decide(self, variant, boards, ctx):
-        """(decision codes, equities [n, 3]: no double, double-take, double-pass)."""
+        """(decision codes, equities [n, 3]: no double, double-take, double-pass). With x =
+        "auto", money decisions in short two-sided bear-offs are the exact ones
+        (cube.exact_bearoff_money), at either ply."""
         if self.ply == 1:
-            return self._decide_1ply(variant, boards, ctx)
-        probs = self.probs_fn(variant, boards)
-        return cube_math.cube_decision(probs, ctx, self.efficiency(variant, boards))
+            codes, eq = self._decide_1ply(variant, boards, ctx)
+        else:
+            probs = self.probs_fn(variant, boards)
+            codes, eq = cube_math.cube_decision(probs, ctx, self.efficiency(variant, boards))
+        if self.x == "auto" and not ctx.is_match:
+            codes, eq, _ = cube_math.exact_bearoff_money(variant, boards, ctx.owner, codes, eq)
+        return codes, eq
 
     def _decide_1ply(self, variant, boards, ctx):
         boards = np.asarray(boards)

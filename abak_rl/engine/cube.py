@@ -547,6 +547,26 @@ def cube_decision(probs: np.ndarray, ctx: CubeContext, x=DEFAULT_X):
     return money_cube_decision(probs, ctx.owner, x, ctx.jacoby)
 
 
+def exact_bearoff_money(variant, boards, owner, codes, eq):
+    """(codes, eq, exact) with the money decisions of short two-sided bear-offs (at most six
+    checkers a side, every one home: engine/bearoff_cube.py) replaced by their exact values;
+    exact: bool [N], the rows replaced. What x = "auto" means in money play, as GNU Backgammon
+    reads such positions from its two-sided database; a fixed x keeps Janowski everywhere."""
+    from . import bearoff_cube
+    b = np.asarray(boards)
+    if getattr(variant, "kind", "classic") != "classic" or b.ndim != 2 or b.shape[1] != bearoff_cube.WIDTH:
+        return codes, eq, np.zeros(len(b), dtype=bool)
+    exact = bearoff_cube.covers(b)
+    if not exact.any():
+        return codes, eq, exact
+    owner = np.broadcast_to(np.asarray(owner), exact.shape)
+    values = bearoff_cube.get_two_sided_cube_db().money(b[exact], owner[exact])
+    codes, eq = np.array(codes, copy=True), np.array(eq, dtype=np.float64, copy=True)
+    eq[exact] = values
+    codes[exact] = _decide(values[:, 0], values[:, 1], values[:, 2], owner[exact] >= 0)
+    return codes, eq, exact
+
+
 def cube_value(decision: np.ndarray, eq: np.ndarray) -> np.ndarray:
     """Equity of the decision taken: no double, or the doubling outcome the opponent picks."""
     return np.where(decision == NO_DOUBLE, eq[..., 0], np.minimum(eq[..., 1], eq[..., 2]))

@@ -51,6 +51,9 @@ CUBE = {
              "> no double, take when double-take < double-pass",
     "efficiency": "x by position class (GNU Backgammon's): 0.68 with contact; in a race 0.55 + 0.00125 x "
                   "the pips of the player to move, clamped to 0.6..0.7; 0.6 when both sides bear off",
+    "exact_bearoffs": "money play with x by class: positions where both sides have at most six checkers "
+                      "left, all in their home boards, take the exact cubeful equities of a two-sided "
+                      "bear-off table solved by the trainer (engine/bearoff_cube.py), not Janowski's",
     "match": "match-winning chances through the match equity table, with gnubg's live-cube cash points "
              "per cube level, dead cubes, the Crawford game and post-Crawford play; checker play at a "
              "match score picks the afterstate with the highest match-winning chance",

@@ -97,15 +97,16 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
 def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 0,
               x: float | None = None) -> dict:
     """The money cube decision before the roll as a JSON-ready dict; x: the cube efficiency,
-    by default GNU Backgammon's by position class, as evaluate and play decide."""
+    by default GNU Backgammon's by position class, as evaluate and play decide (and then the
+    exact values in a short two-sided bear-off: cube.method says which)."""
     from ..engine import cube as cube_math
     if owner not in OWNERS:
         raise ValueError(f"--cube-owner must be centred, mover or opponent, got {owner!r}")
-    if x is None:
-        x = float(cube_math.cube_efficiency(model.variant, np.asarray(row)[None])[0])
-    d = model.cube_decision(row, owner=OWNERS[owner], x=x, ply=ply)
+    d = model.cube_decision(row, owner=OWNERS[owner], x="auto" if x is None else x, ply=ply)
+    x = d["efficiency"]
     return {"variant": model.variant.name, "dice": None, "ply": ply, "model": model.source,
             "cube": {"owner": "centred" if owner == "centered" else owner, "efficiency": round(x, 6),
+                     "method": d["method"],
                      "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, d["probs"])},
                      "cubeless_equity": round(d["cubeless_equity"], 6),
                      "equities": {k: round(v, 6) for k, v in d["equities"].items()},
@@ -234,8 +235,9 @@ def format_plays(h: dict, header: str = "") -> str:
 def format_cube(h: dict, header: str = "") -> str:
     c = h["cube"]
     lines = [header] if header else []
-    lines.append(f"{h['variant']}, before the roll, {h['ply']}-ply; cube {c['owner']}, money play "
-                 f"(Janowski, cube efficiency {c['efficiency']})")
+    how = ("exact: a two-sided bear-off of at most six checkers a side" if c.get("method", "").startswith("exact")
+           else f"Janowski, cube efficiency {c['efficiency']}")
+    lines.append(f"{h['variant']}, before the roll, {h['ply']}-ply; cube {c['owner']}, money play ({how})")
     lines.append("  chances of the player to move: " + "  ".join(
         f"{name} {c['probs'][k]:.3f}" for name, k in zip(HEADS, OUTPUTS)))
     lines.append(f"  cubeless equity {c['cubeless_equity']:+.3f}")
