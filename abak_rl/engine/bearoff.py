@@ -302,13 +302,14 @@ def _load(path: Path) -> BearoffDB:
     return BearoffDB(**arrays)
 
 
-def _save(db: BearoffDB, path: Path) -> None:
-    """Write to a temporary file next to the target, then rename: readers never see half a file."""
+def save_npz(path: Path, arrays: dict) -> None:
+    """Write arrays to a temporary file next to the target, then rename: readers never see half
+    a file (the bear-off caches)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, version=np.int64(VERSION), **db.arrays())
+            np.savez_compressed(f, **arrays)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -316,21 +317,30 @@ def _save(db: BearoffDB, path: Path) -> None:
         raise
 
 
-def load_or_build(path: Path | None = None) -> BearoffDB:
-    """The cached database, built (and cached) when missing; a damaged cache file is rebuilt with
-    a warning. A cache that cannot be written (read-only home) only costs a warning."""
-    path = cache_path() if path is None else Path(path)
+def _save(db: BearoffDB, path: Path) -> None:
+    save_npz(path, {"version": np.int64(VERSION), **db.arrays()})
+
+
+def cached(path: Path, load, build, save, what: str):
+    """load(path) when the cache file is there and sound, else build() and save(result, path);
+    a damaged file is rebuilt with a warning, and a cache that cannot be written (read-only
+    home) only costs a warning."""
     if path.exists():
         try:
-            return _load(path)
+            return load(path)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-            warnings.warn(f"bear-off cache {path} is unreadable ({e}); rebuilding it", stacklevel=2)
-    db = BearoffDB.build()
+            warnings.warn(f"{what} cache {path} is unreadable ({e}); rebuilding it", stacklevel=3)
+    obj = build()
     try:
-        _save(db, path)
+        save(obj, path)
     except OSError as e:
-        warnings.warn(f"could not write the bear-off cache {path} ({e})", stacklevel=2)
-    return db
+        warnings.warn(f"could not write the {what} cache {path} ({e})", stacklevel=3)
+    return obj
+
+
+def load_or_build(path: Path | None = None) -> BearoffDB:
+    """The cached database, built (and cached) when missing (`cached`)."""
+    return cached(cache_path() if path is None else Path(path), _load, BearoffDB.build, _save, "bear-off")
 
 
 _DB: BearoffDB | None = None

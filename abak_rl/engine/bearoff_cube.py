@@ -19,11 +19,7 @@ keep the match cube's formula.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import threading
-import warnings
-import zipfile
 from math import comb
 from pathlib import Path
 
@@ -31,7 +27,7 @@ import numpy as np
 
 from .bearoff import (N_POSITIONS, POINTS, ROLL_WEIGHTS, ROLLS, _one_die_children, _sides,
                       bearoff_counts, bearoff_index)
-from .bearoff import cache_path as _one_sided_cache_path
+from .bearoff import cache_path as _one_sided_cache_path, cached, save_npz
 from .board import BAR, OFF, OPP_BAR, OPP_OFF, OPP_POOL, POOL, WIDTH
 
 VERSION = 1
@@ -218,35 +214,12 @@ def _load(path: Path) -> TwoSidedCubeDB:
     return TwoSidedCubeDB(rolled)
 
 
-def _save(db: TwoSidedCubeDB, path: Path) -> None:
-    """A temporary file next to the target, then a rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, version=np.int64(VERSION), rolled=db.rolled)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def load_or_build(path: Path | None = None) -> TwoSidedCubeDB:
-    """The cached table, built (and cached) when missing; a damaged cache is rebuilt with a
-    warning, and a cache that cannot be written only costs a warning."""
-    path = cache_path() if path is None else Path(path)
-    if path.exists():
-        try:
-            return _load(path)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-            warnings.warn(f"two-sided bear-off cache {path} is unreadable ({e}); rebuilding it", stacklevel=2)
-    db = TwoSidedCubeDB.build()
-    try:
-        _save(db, path)
-    except OSError as e:
-        warnings.warn(f"could not write the two-sided bear-off cache {path} ({e})", stacklevel=2)
-    return db
+    """The cached table, built (and cached) when missing (bearoff.cached: a damaged file is
+    rebuilt with a warning, an unwritable cache only costs one)."""
+    save = lambda db, p: save_npz(p, {"version": np.int64(VERSION), "rolled": db.rolled})   # noqa: E731
+    return cached(cache_path() if path is None else Path(path), _load, TwoSidedCubeDB.build, save,
+                  "two-sided bear-off")
 
 
 _DB: TwoSidedCubeDB | None = None
