@@ -120,6 +120,7 @@ def test_model_card_records_what_a_user_needs(exported):
     assert "afterstate" in card["outputs"]["perspective"].lower()
     assert card["cube"]["match_equity_table"].startswith("kazaross-xg2")   # how the cube is decided
     assert "0.00125" in card["cube"]["efficiency"] and "Janowski" in card["cube"]["money"]
+    assert "two-sided bear-off" in card["cube"]["exact_bearoffs"]        # a classic variant's card
     assert card["network"] == {**card["network"], "n_inputs": 200, "hidden": 24, "layers": 1,
                                "activation": "sigmoid"}
     assert card["training"]["games"] == 1000
@@ -257,3 +258,10 @@ def test_phase_nets_export_to_every_format_and_pick_the_class_per_row(tmp_path):
     db = is_bearoff(boards)
     assert db.any()
     np.testing.assert_allclose(model.probs(boards[db]), bearoff_probs(boards[db]), atol=1e-6)
+
+
+def test_only_the_classic_variants_cards_state_the_exact_bearoff_cube():
+    from abak_rl.export.exporters import cube_card
+    assert "exact_bearoffs" in cube_card("standard") and "exact_bearoffs" in cube_card("nackgammon")
+    abak = cube_card("abak")
+    assert "exact_bearoffs" not in abak and abak["money"] == cube_card("standard")["money"]

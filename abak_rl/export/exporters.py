@@ -43,6 +43,10 @@ PERSPECTIVE = ("The net scores an AFTERSTATE: the position right after a play, s
                "seen back from the other side.")
 EQUITY = "2*p_win - 1 + p_wg - p_lg + p_wbg - p_lbg  (cubeless points per game for that player)"
 SWAP = "(1 - p_win, p_lg, p_lbg, p_wg, p_wbg)  (the same probabilities seen from the opponent)"
+# the classic variants' money cube in short bear-offs (engine/bearoff_cube.py); not Abak's
+EXACT_BEAROFFS = ("money play with x by class: positions where both sides have at most six checkers left, "
+                  "all in their home boards, take the exact cubeful equities of a two-sided bear-off table "
+                  "solved by the trainer (engine/bearoff_cube.py), not Janowski's")
 # how abak-rl decides the cube with any net (engine/cube.py, agents/cube_policies.py, docs/cube.md)
 CUBE = {
     "probabilities": "the five outputs of the player to move before its roll, swap(net(flip(position)))",
@@ -51,9 +55,6 @@ CUBE = {
              "> no double, take when double-take < double-pass",
     "efficiency": "x by position class (GNU Backgammon's): 0.68 with contact; in a race 0.55 + 0.00125 x "
                   "the pips of the player to move, clamped to 0.6..0.7; 0.6 when both sides bear off",
-    "exact_bearoffs": "money play with x by class: positions where both sides have at most six checkers "
-                      "left, all in their home boards, take the exact cubeful equities of a two-sided "
-                      "bear-off table solved by the trainer (engine/bearoff_cube.py), not Janowski's",
     "match": "match-winning chances through the match equity table, with gnubg's live-cube cash points "
              "per cube level, dead cubes, the Crawford game and post-Crawford play; checker play at a "
              "match score picks the afterstate with the highest match-winning chance",
@@ -122,6 +123,14 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def cube_card(variant: str) -> dict:
+    """The card's `cube` section: CUBE, and for the classic variants the exact bear-off rule."""
+    from ..engine.variants import get_variant
+    if getattr(get_variant(variant), "kind", "classic") != "classic":
+        return dict(CUBE)
+    return {**CUBE, "exact_bearoffs": EXACT_BEAROFFS}
+
+
 def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
     """The model card of a loaded checkpoint (files: format -> written file, for checksums)."""
     import abak_rl
@@ -148,7 +157,7 @@ def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
                                   "p_lbg = min(p_lbg, p_lg) (abak-rl does)",
                     "perspective": PERSPECTIVE, "equity": EQUITY, "swap_perspective": SWAP},
         "network": network_card(shape),
-        "cube": CUBE,
+        "cube": cube_card(data["variant"]),
         "training": {
             "games": counters.get("games"),
             "updates": counters.get("updates"),
