@@ -39,6 +39,52 @@ def classes(rows: np.ndarray) -> dict[str, np.ndarray]:
     return {"contact": ~race, "race": race & ~bo, "bearoff": bo}
 
 
+KIND_RULES = {
+    "we_on_bar": "we have a checker on the bar",
+    "they_on_bar": "they have a checker on the bar",
+    "blitzed": "we are on the bar, they have made 4+ of their home points",
+    "blitzing": "they are on the bar, we have made 4+ of our home points",
+    "our_back_game": "we have made 2+ points in their home board",
+    "their_back_game": "they have made 2+ points in our home board",
+    "we_lead_race": "our pip count is more than 30 below theirs",
+    "we_trail_race": "our pip count is more than 30 above theirs",
+    "crashed": "a side has 6 or fewer checkers left outside its own 1- and 2-points",
+}
+
+
+def kinds(rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Masks of KIND_RULES' position kinds, for positions seen by the player on roll (board
+    layout: engine/board.py; columns 0..23 our points 1..24, 24/25 the bars, 26/27 off)."""
+    from abak_rl.engine.board import BAR, OFF, OPP_BAR, OPP_OFF
+    r = rows.astype(np.int64)
+    ours, theirs = np.clip(r[:, :24], 0, None), np.clip(-r[:, :24], 0, None)
+    point = np.arange(1, 25)
+    our_pips = (ours * point).sum(1) + 25 * r[:, BAR]
+    their_pips = (theirs * (25 - point)).sum(1) + 25 * r[:, OPP_BAR]
+    our_home, their_home = (ours[:, :6] >= 2).sum(1), (theirs[:, 18:] >= 2).sum(1)
+    our_anchors, their_anchors = (ours[:, 18:] >= 2).sum(1), (theirs[:, :6] >= 2).sum(1)
+    our_loose = 15 - r[:, OFF] - ours[:, 0] - ours[:, 1]
+    their_loose = 15 - r[:, OPP_OFF] - theirs[:, 23] - theirs[:, 22]
+    return {"we_on_bar": r[:, BAR] > 0, "they_on_bar": r[:, OPP_BAR] > 0,
+            "blitzed": (r[:, BAR] > 0) & (their_home >= 4), "blitzing": (r[:, OPP_BAR] > 0) & (our_home >= 4),
+            "our_back_game": our_anchors >= 2, "their_back_game": their_anchors >= 2,
+            "we_lead_race": their_pips - our_pips > 30, "we_trail_race": our_pips - their_pips > 30,
+            "crashed": (our_loose <= 6) | (their_loose <= 6)}
+
+
+def kind_table(rows: np.ndarray, d_eq: np.ndarray, d_win: np.ndarray) -> dict:
+    """Per kind (contact rows only): count, mean |equity diff|, share of the total, mean win diff."""
+    total = float(np.abs(d_eq).sum()) or 1.0
+    out = {}
+    for name, m in kinds(rows).items():
+        n = int(m.sum())
+        out[name] = {"rule": KIND_RULES[name], "positions": n,
+                     "mean_abs_equity_diff": round(float(np.abs(d_eq[m]).mean()), 4) if n else None,
+                     "share_of_abs_diff": round(float(np.abs(d_eq[m]).sum()) / total, 4),
+                     "mean_win_diff": round(float(d_win[m].mean()), 4) if n else None}
+    return out
+
+
 def measure(spec: str, games: int, n_positions: int, seed: int, positions_from: str | None = None) -> dict:
     from abak_rl.agents.registry import make_agent
     from abak_rl.engine.game import play_games
@@ -74,6 +120,8 @@ def measure(spec: str, games: int, n_positions: int, seed: int, positions_from: 
             "mean_abs_win_diff": round(float(np.abs(d_win[m]).mean()), 4),
             "mean_output_diff": {k: round(float(v), 5) for k, v in zip(OUTPUTS, d_out[m].mean(0))},
             "mean_abs_output_diff": {k: round(float(v), 5) for k, v in zip(OUTPUTS, np.abs(d_out[m]).mean(0))}}
+    c = classes(rows)["contact"]
+    out["kinds"] = kind_table(rows[c], d_eq[c], d_win[c])
     return out
 
 

@@ -192,6 +192,11 @@ def test_probs_vs_gnubg_splits_the_difference_by_class(capsys):
     for k in ("mean_output_diff", "mean_abs_output_diff"):
         assert set(c["contact"][k]) == {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
     assert c["contact"]["mean_abs_output_diff"]["win"] == pytest.approx(c["contact"]["mean_abs_win_diff"], abs=1e-4)
+    # the contact positions split by kind: counts within the contact count, shares within [0, 1]
+    assert set(r["kinds"]) == set(probs_vs_gnubg.KIND_RULES)
+    for v in r["kinds"].values():
+        assert 0 <= v["positions"] <= c["contact"]["positions"] and 0 <= v["share_of_abs_diff"] <= 1
+    assert r["kinds"]["we_on_bar"]["positions"] > 0
     # a fixed source of positions: two agents judged on the same rows
     assert probs_vs_gnubg.main(["--games", "6", "--positions", "300", "--seed", "3",
                                 "--positions-from", "pubeval"]) == 0
@@ -202,3 +207,35 @@ def test_probs_vs_gnubg_splits_the_difference_by_class(capsys):
     assert a["positions_from"] == b["positions_from"] == "pubeval"
     assert {k: v["positions"] for k, v in a["classes"].items()} == {k: v["positions"] for k, v in b["classes"].items()}
     assert a["classes"]["contact"]["mean_output_diff"] != b["classes"]["contact"]["mean_output_diff"]
+
+
+def test_probs_vs_gnubg_position_kinds_follow_their_rules():
+    # hand-made positions, each read from the player on roll (no gnubg needed)
+    import numpy as np
+    import probs_vs_gnubg
+    from abak_rl.engine.board import row_from_points
+    start = {6: 5, 8: 3, 13: 5, 24: 2, 1: -2, 12: -5, 17: -3, 19: -5}
+    # we are on the bar against their 4-point board: blitzed (and on the bar); they are not
+    blitz = row_from_points({6: 4, 8: 3, 13: 5, 24: 2, 19: -3, 20: -3, 21: -3, 22: -3, 12: -3},
+                            bar=(1, 0))
+    # we hold their 1- and 3-points (a back game) and trail the race by far more than 30 pips
+    back = row_from_points({24: 2, 22: 2, 13: 3, 6: 4, 5: 2, 4: 2, 19: -4, 20: -4, 21: -4, 23: -3})
+    # they have 11 checkers left, 9 of them on their own 1- and 2-points: crashed
+    crashed = row_from_points({6: 5, 8: 3, 13: 5, 24: -5, 23: -4, 20: -2, 7: 2})
+    rows = np.stack([row_from_points(start), blitz, back, crashed])
+    k = probs_vs_gnubg.kinds(rows)
+    assert set(k) == set(probs_vs_gnubg.KIND_RULES)
+    assert k["we_on_bar"].tolist() == [False, True, False, False]
+    assert k["blitzed"].tolist() == [False, True, False, False]
+    assert not k["they_on_bar"].any() and not k["blitzing"].any()
+    assert k["our_back_game"].tolist() == [False, False, True, False]
+    assert not k["their_back_game"][:3].any()
+    assert k["we_trail_race"][2] and not k["we_lead_race"][2]
+    assert not k["we_lead_race"][0] and not k["we_trail_race"][0]
+    assert k["crashed"].tolist() == [False, False, False, True]
+    # the table: counts per kind, shares of the total |difference| within [0, 1]
+    d = np.array([0.1, 0.2, 0.3, 0.4])
+    t = probs_vs_gnubg.kind_table(rows, d, -d)
+    assert t["blitzed"]["positions"] == 1 and t["blitzed"]["share_of_abs_diff"] == pytest.approx(0.2)
+    assert t["our_back_game"]["mean_win_diff"] == pytest.approx(-0.3)
+    assert t["blitzing"]["positions"] == 0 and t["blitzing"]["mean_abs_equity_diff"] is None
