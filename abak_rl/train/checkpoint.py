@@ -146,3 +146,66 @@ def build_net_from(data: dict, feature_set):
         raise CheckpointError(f"checkpoint {data['path']}: weights do not fit the recorded net "
                               f"shape {shape}: {e}") from None
     return net
+
+
+EXPORT_PREFIX = "export:"
+ARCHITECTURE_KEYS = ("hidden", "layers", "activation", "phases", "bearoff")
+
+
+def _overrides_for(shape: dict, features: str) -> str:
+    """The model.* command-line keys that build a net of `shape` on feature set `features`."""
+    keys = [f"model.features={features}", f"model.hidden={shape.get('hidden')}",
+            f"model.layers={shape.get('layers')}", f"model.activation={shape.get('activation')}",
+            f"model.phases={'contact_race' if 'phases' in shape else 'single'}",
+            f"model.bearoff={'true' if shape.get('bearoff') else 'false'}"]
+    return " ".join(keys)
+
+
+def init_source(spec: str, feature_set):
+    """(where, net shape, feature record, state dict) of the weights model.init names: a training
+    checkpoint (.pt or a run folder) or an exported model (`export:DIR`), one net either way."""
+    if spec.startswith(EXPORT_PREFIX):
+        from .. import inference as inf
+        from ..export.exporters import load_export_net
+        folder = Path(spec[len(EXPORT_PREFIX):])
+        if not (folder / inf.CARD_NAME).is_file() or not (folder / inf.WEIGHT_FILES["safetensors"]).is_file():
+            raise CheckpointError(f"model.init={spec}: not an exported model (a folder with "
+                                  f"{inf.CARD_NAME} and {inf.WEIGHT_FILES['safetensors']})")
+        try:
+            card, net = load_export_net(folder)
+            record = {k: card["feature_set"][k] for k in ("name", "version", "size")}
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
+            raise CheckpointError(f"model.init={spec}: cannot read the exported model: "
+                                  f"{' '.join(str(e).split())[:300]}") from None
+        shape = dict(net.shape)
+        if card["network"].get("bearoff"):
+            shape["bearoff"] = card["network"]["bearoff"]
+        return spec, shape, record, net.state_dict()
+    data = load_checkpoint(spec)
+    return data["path"], dict(data["model"]), dict(data["features"]), data["net"]
+
+
+def load_initial_weights(spec: str, net, feature_set) -> str:
+    """Copy the weights model.init names into `net` (a new run's freshly built net); the source
+    must be one net of the same shape on the same feature set. Returns where they came from."""
+    where, shape, record, state = init_source(spec, feature_set)
+    if "ensemble" in shape:
+        raise CheckpointError(f"model.init={spec} is an ensemble of {len(shape['ensemble'])} nets: a run "
+                              f"trains one net; start from one of its members")
+    if record.get("name") != feature_set.name:
+        raise CheckpointError(f"model.init={spec}: its net reads feature set {record.get('name')}, this run's "
+                              f"reads {feature_set.name}; give the source's shape: "
+                              f"{_overrides_for(shape, record.get('name'))}")
+    try:
+        feature_set.check_compatible(record, where=f"model.init={spec}")
+    except ValueError as e:
+        raise CheckpointError(str(e)) from None
+    if shape != dict(net.shape):
+        raise CheckpointError(f"model.init={spec}: its net is {shape}, this run's model.* builds {dict(net.shape)}; "
+                              f"give the source's shape: {_overrides_for(shape, record.get('name'))}")
+    try:
+        net.load_state_dict(state)
+    except RuntimeError as e:
+        raise CheckpointError(f"model.init={spec}: weights do not fit the net shape {shape}: "
+                              f"{' '.join(str(e).split())[:200]}") from None
+    return where

@@ -158,6 +158,10 @@ def validate(cfg: DictConfig) -> None:
             raise ConfigError(f"config key {key}: {e}") from None
         if not check(value):
             raise ConfigError(f"config key {key}={value!r} is invalid: must be {what}")
+    init = cfg.model.get("init")
+    if init is not None and (not isinstance(init, str) or not init.strip()):
+        raise ConfigError(f"config key model.init={init!r} is invalid: must be a checkpoint path, "
+                          f"checkpoints/<run>/ or export:DIR, or null")
     for key in ("run", "resume", "runs_dir", "checkpoints_dir"):
         value = cfg.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):

@@ -32,7 +32,7 @@ from ..features import feature_set_for
 from ..model.net import build_net
 from ..model.scorer import Scorer, resolve_device
 from . import config as cfgmod
-from .checkpoint import (CheckpointError, build_net_from, load_checkpoint, random_states,
+from .checkpoint import (CheckpointError, build_net_from, load_checkpoint, load_initial_weights, random_states,
                          restore_random_states, save_checkpoint, to_numpy)
 from .evaluation import evaluate, make_opponents
 from .executors import make_executor
@@ -200,7 +200,10 @@ def _train_locked(cfg, stop, on_step, resume, same_run, variant, features, devic
                   command, overrides) -> dict:
     T, E = cfg.train, cfg.eval
     remove_stale_temp_files(ckpt_dir)
-    net = (build_net_from(resume, features) if resume else build_net(features.size, cfg.model, features)).to(device)
+    net = build_net_from(resume, features) if resume else build_net(features.size, cfg.model, features)
+    if resume is None and cfg.model.get("init"):       # a new run that starts from trained weights
+        load_initial_weights(str(cfg.model.init), net, features)
+    net = net.to(device)
     optimizer = make_optimizer(net, T)
     scorer = Scorer(net, features, variant, device)
     play = make_executor(cfg, variant, scorer, local=SelfPlay)   # executor=local | ray (docs/ray.md)
