@@ -115,6 +115,7 @@ CHECKS = {
     "train.lr_schedule": (lambda v: v in ("linear", "cosine"), "linear or cosine"),
     "train.momentum": (_between(0, 0.999999), "a number in [0, 1)"),
     "train.epsilon": (_between(0, 1), "a number in [0, 1]"),
+    "train.random_opening": (_nonneg_int, "an integer >= 0 (0 = none)"),
     "train.grad_clip": (_optional(_positive), "a number > 0 or null"),
     "train.max_turns": (_positive_int, "an integer >= 1"),
     "train.one_two_top_k": (_nonneg_int, "an integer >= 0 (0 = every 1-2 play, the exact union)"),

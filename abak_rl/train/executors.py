@@ -116,7 +116,8 @@ def make_executor(cfg: DictConfig, variant, scorer=None, local=SelfPlay):
     name = executor_name(cfg)
     if name == "local":
         return LocalExecutor(local(variant, int(T.batch_games), int(cfg.seed), int(T.max_turns),
-                                   one_two_k=int(T.one_two_top_k)))
+                                   one_two_k=int(T.one_two_top_k),
+                                   random_opening=int(T.get("random_opening", 0))))
     if name == "ray":
         if not ray_available():
             from .config import ConfigError

@@ -91,7 +91,8 @@ def worker_spec(cfg: DictConfig) -> dict:
     return {"variant": str(cfg.variant.name), "variant_options": variant_options(cfg),
             "features": str(cfg.model.features), "model": OmegaConf.to_container(cfg.model, resolve=True),
             "batch_games": int(cfg.train.batch_games), "max_turns": int(cfg.train.max_turns),
-            "one_two_k": int(cfg.train.one_two_top_k), "threads": int(cfg.threads)}
+            "one_two_k": int(cfg.train.one_two_top_k), "threads": int(cfg.threads),
+            "random_opening": int(cfg.train.get("random_opening", 0))}
 
 
 class SelfPlayWorker:
@@ -108,7 +109,8 @@ class SelfPlayWorker:
         self.net = build_net(features.size, spec["model"], features)
         self.scorer = Scorer(self.net, features, variant, torch.device("cpu"))
         self.play_ = SelfPlay(variant, int(spec["batch_games"]), int(seed), int(spec["max_turns"]),
-                              one_two_k=int(spec["one_two_k"]))
+                              one_two_k=int(spec["one_two_k"]),
+                              random_opening=int(spec.get("random_opening", 0)))
         self.width, self.seed, self.version = variant.width, int(seed), None
 
     def play(self, version: int, weights: list, steps: int, epsilon: float):

@@ -3,6 +3,9 @@
 Each step() rolls for all B games (each game's dice come from its own (seed, game id) stream,
 engine.dice), generates every afterstate in one batch, scores them in one forward pass, plays
 the best one per game (with probability epsilon a uniformly random one instead) and records it.
+With random_opening K each new game first plays 0..K plies (drawn per game) uniformly at random
+and records none of them: its learning starts from wherever they led (more varied positions
+than a strong net's own openings reach, with targets untouched by the random plays).
 A game that ends is handed back whole and its slot restarts at once with a new game id, so the
 batch stays full and the games drift out of phase (a steady trickle of finished games).
 
@@ -24,6 +27,7 @@ from ..model.net import outcome_probs
 from ..model.scorer import best_afterstates, candidate_afterstates, chosen_features
 
 _EXPLORE_SEED = 0x5EED_E4B1
+_OPENING_SEED = 0x0BE2_1A6D
 
 
 @dataclass
@@ -45,9 +49,12 @@ class SelfPlay:
     its one_two_k best 1-2 plays only (model.scorer.one_two_filter; 0 = the full union). Every
     play is legal; epsilon's random plays are drawn from the same candidates."""
 
-    def __init__(self, variant, n_games: int, seed: int, max_turns: int = 2000, one_two_k: int = 0):
+    def __init__(self, variant, n_games: int, seed: int, max_turns: int = 2000, one_two_k: int = 0,
+                 random_opening: int = 0):
         self.variant, self.B, self.seed, self.max_turns = variant, n_games, seed, max_turns
         self.one_two_k = int(one_two_k)
+        self.random_opening = int(random_opening)
+        self.prefix = np.zeros(n_games, dtype=np.int64)     # random plies still to play, per game
         self.next_id = 0
         self.aborted = 0
         W = variant.width
@@ -70,6 +77,9 @@ class SelfPlay:
         self.ids[slots], self.counter[slots], self.dice[slots] = ids, used, opening
         self.boards[slots] = self.variant.initial_boards(slots.size)
         self.length[slots] = 0
+        if self.random_opening:
+            u = dice_mod.uniform(self.seed ^ _OPENING_SEED, ids, np.zeros_like(ids))
+            self.prefix[slots] = np.minimum((u * (self.random_opening + 1)).astype(np.int64), self.random_opening)
 
     def _grow(self) -> None:
         T = self.t_boards.shape[1]
@@ -84,10 +94,11 @@ class SelfPlay:
         after = candidate_afterstates(v, scorer, self.boards, self.dice, self.one_two_k)
         keep: dict = {}
         chosen, probs = best_afterstates(scorer, after, self.dice, B, keep)
-        if epsilon > 0:
+        opening = self.prefix > 0              # a random opening ply: played, not recorded
+        if epsilon > 0 or opening.any():
             u = dice_mod.uniform(self.seed ^ _EXPLORE_SEED, self.ids, self.counter)
             pick = dice_mod.uniform(self.seed ^ _EXPLORE_SEED ^ 1, self.ids, self.counter)
-            explore = u < epsilon
+            explore = (u < epsilon) | opening
             chosen = np.where(explore, segment_random(pick, after.parent, B), chosen)
         new = after.boards[chosen]
         # +1/+2/+3: the mover won; -1: a total deadlock the opponent wins (engine.deadlock);
@@ -107,11 +118,13 @@ class SelfPlay:
         self.t_boards[rows, t] = new
         self.t_probs[rows, t] = np.where(done[:, None], outcome_probs(won), probs[chosen])
         self.t_again[rows, t] = again
-        self.length += 1
-        # games that run too long are dropped unlearned (never seen in classic play; a guard)
+        self.length += ~opening                # an opening ply's row is overwritten by the next
+        self.prefix -= opening
+        # games that run too long are dropped unlearned (never seen in classic play; a guard), as
+        # is one that ends within its random opening (it has nothing to learn from)
         stuck = ~done & (self.length >= self.max_turns)
         self.aborted += int(stuck.sum())
-        fin = np.flatnonzero(done)
+        fin = np.flatnonzero(done & ~opening)
         T = int(self.length[fin].max()) if fin.size else 0
         out = FinishedGames(self.t_boards[fin, :T].copy(), self.t_probs[fin, :T].copy(),
                             self.t_again[fin, :T].copy(), self.length[fin].copy(), won[fin].astype(np.int64),
@@ -137,7 +150,8 @@ class SelfPlay:
             self.t_feats[made] = scorer.stored_encode(self.t_boards[made], self.t_again[made])
 
     # -- checkpointing ---------------------------------------------------------------------------
-    _ARRAYS = ("boards", "ids", "counter", "dice", "length", "t_boards", "t_probs", "t_again")
+    _ARRAYS = ("boards", "ids", "counter", "dice", "length", "t_boards", "t_probs", "t_again", "prefix")
+    _ADDED = ("prefix",)        # absent from checkpoints saved before it existed: all zeros then
 
     def state_dict(self) -> dict:
         d = {k: getattr(self, k).copy() for k in self._ARRAYS}
@@ -149,6 +163,9 @@ class SelfPlay:
             raise ValueError(f"self-play state is for {int(d['B'])} games with seed {int(d['seed'])}, "
                              f"not {self.B} games with seed {self.seed}")
         for k in self._ARRAYS:
+            if k in self._ADDED and k not in d:
+                setattr(self, k, np.zeros_like(getattr(self, k)))
+                continue
             setattr(self, k, np.array(d[k], dtype=getattr(self, k).dtype))
         self.t_feats = None
         self.next_id, self.aborted = int(d["next_id"]), int(d["aborted"])
