@@ -78,3 +78,35 @@ def test_gnubg_board_conversion_round_trips():
         opp, me = to_gnubg(row)
         assert sum(me) + row[26] == 15 and sum(opp) + row[27] == 15
         np.testing.assert_array_equal(from_gnubg(me, opp), row)
+
+
+def test_gnubg_nn_search_spec_plays_its_own_lookahead():
+    """"gnubg,ply=1" asks gnubg-nn for its 1-ply play; in some position and roll that differs
+    from its 0-ply play, and every play is one of our legal afterstates."""
+    pytest.importorskip("gnubg_nn")
+    from abak_rl.engine.game import play_games
+    v = get_variant("standard")
+    one, zero = make_agent("gnubg,ply=1", v), make_agent("gnubg", v)
+    assert one.name == "gnubg,ply=1" and one.plies == 1 and zero.plies == 0
+    boards, dice = [], []
+
+    def keep(ids, seats, before, chosen, plays, result):
+        boards.append(before.copy())
+    res = play_games(v, [zero, zero], 8, 5, on_turn=keep)
+    assert len(res.winner) == 8
+    before = np.concatenate(boards)[:400]
+    rng = np.random.default_rng(0)
+    rolls = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    after = v.legal_afterstates(before, rolls)
+    a, b = one.choose(v, before, rolls, after), zero.choose(v, before, rolls, after)
+    assert (after.parent[a] == np.arange(len(before))).all()
+    assert (a != b).sum() >= 5
+
+
+@pytest.mark.parametrize("spec", ["gnubg,ply=3", "gnubg,plies=1", "gnubg,ply="])
+def test_bad_gnubg_nn_specs_are_named(spec):
+    with pytest.raises(ValueError, match="gnubg,ply=0\\|1\\|2"):
+        make_agent(spec, get_variant("standard"))
+    from abak_rl.train.config import _check_opponent
+    assert "gnubg,ply=0|1|2" in _check_opponent(spec)
+    assert _check_opponent("gnubg,ply=2") is None

@@ -46,15 +46,22 @@ def from_gnubg(mover, other) -> np.ndarray:
     return row
 
 
-class GnubgAgent:
-    """gnubg's best play at 0 ply (its neural net on each afterstate, cubeless money)."""
+PLIES = (0, 1, 2)
 
-    def __init__(self, variant=None, seed: int = 0):
+
+class GnubgAgent:
+    """gnubg's best play, cubeless money: at 0 ply its neural net on each afterstate; at 1 or 2
+    plies gnubg-nn's own lookahead (its move filters), what "gnubg,ply=N" names."""
+
+    def __init__(self, variant=None, seed: int = 0, plies: int = 0):
         name = getattr(variant, "name", "standard")
         if name != "standard":
             raise ValueError(f"the gnubg agent plays standard backgammon only, not {name!r}")
+        if plies not in PLIES:
+            raise ValueError(f"the gnubg agent searches 0, 1 or 2 plies, not {plies!r}")
         self.g = _gnubg()
-        self.name = "gnubg"
+        self.plies = int(plies)
+        self.name = "gnubg" if not plies else f"gnubg,ply={plies}"
 
     def choose(self, variant, before: np.ndarray, dice: np.ndarray, after: Afterstates) -> np.ndarray:
         if getattr(variant, "name", None) != "standard":
@@ -64,7 +71,7 @@ class GnubgAgent:
         counts = after.counts(n)
         picks = starts.copy()
         for i in np.flatnonzero(counts > 1):
-            _, key = self.g.best_move(to_gnubg(before[i]), int(dice[i, 0]), int(dice[i, 1]), b=1)
+            _, key = self.g.best_move(to_gnubg(before[i]), int(dice[i, 0]), int(dice[i, 1]), n=self.plies, b=1)
             mover, other = self.g.board_from_position_key(key)
             row = from_gnubg(mover, other)
             seg = after.boards[starts[i]:starts[i] + counts[i]]

@@ -6,7 +6,7 @@ Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1|2]
 search's move filters (agents/search.py) may follow: ",k=8,margin=0.16" for the root choice,
 ",reply_k=2,reply_margin=0.04" for the replies inside 2-ply ("all" / "none" switch one off).
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
-alone is the fast gnubg-nn 0-ply net.
+alone is the fast gnubg-nn 0-ply net, "gnubg,ply=1|2" the same bindings' own lookahead.
 "python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
 "std60" is the earlier shipped standard net (raw td198 inputs, 545,232 games), "std_expert" the
 one after it (expert inputs, contact and race nets, 1,000,003 games), "std_e2z" the one after
@@ -30,6 +30,17 @@ BASELINES = {"std60": "baselines/std60", "std_expert": "baselines/std_expert", "
              "std_l2": "baselines/std_l2", "std_l2l3": "baselines/std_l2l3",
              "abak60": "baselines/abak60", "acey_pre": "baselines/acey_pre"}     # named baseline nets under checkpoints/pretrained/
 PREFIXES = ("checkpoint:", "export:", "onnx:", "gnubg:")
+
+
+GNUBG_NN = "gnubg,"                     # "gnubg,ply=N": the gnubg-nn bindings' own N-ply search
+
+
+def gnubg_nn_plies(spec: str) -> int:
+    """N of a "gnubg,ply=N" spec (0, 1 or 2); ValueError naming the spec otherwise."""
+    key, _, value = spec[len(GNUBG_NN):].partition("=")
+    if key.strip() != "ply" or value.strip() not in ("0", "1", "2"):
+        raise ValueError(f"agent spec {spec!r}: expected gnubg,ply=0|1|2 (gnubg-nn's own search)")
+    return int(value)
 
 
 def _builtin(name: str, variant, seed: int):
@@ -158,6 +169,9 @@ def make_agent(spec: str, variant, seed: int = 0):
         path, ply, filters = parse_agent_options(spec)   # the same ",ply=N" and filter options
         load = _load("abak_rl.inference", "load_exported_agent", "exported-model")
         agent = load(path, variant, ply=ply, backend="onnx" if kind == "onnx" else "auto", **filters)
+    elif spec.startswith(GNUBG_NN):
+        from .gnubg_agent import GnubgAgent
+        agent = GnubgAgent(variant, seed, plies=gnubg_nn_plies(spec))
     elif spec.startswith("gnubg:"):
         from .gnubg_program import make_program_agent
         agent = make_program_agent(spec, variant, seed)

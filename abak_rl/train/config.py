@@ -135,10 +135,16 @@ OPPONENTS = ("random", "pubeval")   # always there; any other agents.registry sp
 
 def _check_opponent(spec) -> str | None:
     """Why `spec` is not an agent spec the registry knows (None when it is one)."""
-    from ..agents.registry import BUILTIN, PREFIXES, parse_checkpoint_spec
+    from ..agents.registry import BUILTIN, GNUBG_NN, PREFIXES, gnubg_nn_plies, parse_checkpoint_spec
     if not isinstance(spec, str):
         return f"{spec!r} is not an agent spec"
     if spec in OPPONENTS or spec in BUILTIN:
+        return None
+    if spec.startswith(GNUBG_NN):
+        try:
+            gnubg_nn_plies(spec)
+        except ValueError as e:
+            return str(e)
         return None
     if not spec.startswith(PREFIXES):
         return (f"{spec!r} is not an agent spec (one of {', '.join(BUILTIN)}, checkpoint:<path>[,ply=1], "
