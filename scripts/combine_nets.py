@@ -6,7 +6,7 @@
 Each CKPT is a training checkpoint (.pt), a run folder (its latest.pt), or an exported model
 (`export:DIR`, an `abak-rl export` folder with model.safetensors): an exported ensemble gives
 each of its members, so a shipped model can take one more net without its members' training
-checkpoints. All must be for the same variant and the same feature set (their hidden sizes,
+checkpoints; `export:DIR#K` gives its member K alone (0 = the first), to swap one member out. All must be for the same variant and the same feature set (their hidden sizes,
 layers and phases may differ). OUT
 is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
 agent=checkpoint:OUT.pt`, `abak-rl export checkpoint=OUT.pt format=all out=DIR`, `abak-rl hint
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, resolve_path, save_checkpoint  # noqa: E402
 
 PROG = "combine_nets"
-USAGE = "combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...] (a CKPT may be export:DIR)"
+USAGE = "combine_nets.py OUT.pt CKPT1 CKPT2 [CKPT3 ...] (a CKPT may be export:DIR or export:DIR#K)"
 EXPORT = "export:"
 COMBINE = "the mean of the members' five outputs"
 
@@ -71,6 +71,16 @@ def load_member(path: str):
         raise CheckpointError(f"checkpoint {data['path']}: bad feature set record {data.get('features')!r}: "
                               f"{e}") from None
     return data, build_net_from(data, fs)
+
+
+def split_member(spec: str) -> tuple[str, int | None]:
+    """("export:DIR", K) for "export:DIR#K", (spec, None) for any other spec."""
+    if spec.startswith(EXPORT) and "#" in spec:
+        head, _, k = spec.rpartition("#")
+        if not k.isdigit():
+            raise ValueError(f"{spec}: the member after # must be a number (0 = the first)")
+        return head, int(k)
+    return spec, None
 
 
 def load_export_members(spec: str) -> list:
@@ -165,16 +175,26 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     out = Path(args.out)
     try:
-        paths = [Path(p[len(EXPORT):]) if p.startswith(EXPORT) else resolve_path(p) for p in args.checkpoints]
-        seen = {}
-        for given, p in zip(args.checkpoints, paths):
-            if p.resolve() in seen:
-                raise ValueError(f"{given} is the same checkpoint as {seen[p.resolve()]}: give each member once")
-            seen[p.resolve()] = given
+        specs = [split_member(p) for p in args.checkpoints]
+        paths = [Path(p[len(EXPORT):]) if p.startswith(EXPORT) else resolve_path(p) for p, _ in specs]
+        seen = {}                       # (path, member) -> the argument; member None = all of them
+        for given, p, (_, k) in zip(args.checkpoints, paths, specs):
+            clash = [g for (q, j), g in seen.items() if q == p.resolve() and (j is None or k is None or j == k)]
+            if clash:
+                raise ValueError(f"{given} is the same checkpoint as {clash[0]}: give each member once")
+            seen[(p.resolve(), k)] = given
         check_out(out, paths)
         loaded = []
-        for given, p in zip(args.checkpoints, paths):
-            loaded += load_export_members(given) if given.startswith(EXPORT) else [load_member(str(p))]
+        for given, p, (spec, k) in zip(args.checkpoints, paths, specs):
+            if not spec.startswith(EXPORT):
+                loaded.append(load_member(str(p)))
+                continue
+            members = load_export_members(spec)
+            if k is not None:
+                if k >= len(members):
+                    raise ValueError(f"{given}: {spec} has {len(members)} member net(s), numbered from 0")
+                members = [members[k]]
+            loaded += members
         if len(loaded) < 2:
             raise ValueError(f"an ensemble needs at least 2 member nets, got {len(loaded)}")
         payload = combine([d for d, _ in loaded], [n for _, n in loaded], out.stem)

@@ -332,3 +332,33 @@ def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, messag
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("combine_nets: ") and message in err[0], err
     assert "Traceback" not in err[0] and not out.exists() and a.read_bytes() == before
+
+
+def test_combine_takes_one_member_of_an_exported_ensemble(combined, tmp_path, capsys):
+    """export:DIR#K is member K alone: one member of a shipped pair swapped for another net."""
+    import combine_nets
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.export.exporters import export_checkpoint
+    a, b, out = combined
+    export_checkpoint(out, "safetensors", tmp_path / "x", verify=0)
+    c = _random_checkpoint(tmp_path / "c.pt", seed=3)
+    swapped = tmp_path / "swapped.pt"
+    assert combine_nets.main([str(swapped), f"export:{tmp_path / 'x'}#1", str(c)]) == 0
+    members = load_checkpoint(swapped)["config"]["ensemble"]["members"]
+    assert [m["checkpoint"] for m in members] == [f"export:{tmp_path / 'x'} member 1", str(c)]
+    v = get_variant("standard")
+    boards, again, _ = _rows(n=300)
+    pb, pc, ps = (load_neural_agent(p, v).scorer.net_probs(boards, again) for p in (b, c, swapped))
+    np.testing.assert_allclose(ps, (pb.astype(np.float64) + pc) / 2, atol=1e-6, rtol=0)
+    # the two members of one export, each named: the pair again
+    again_pair = tmp_path / "pair.pt"
+    assert combine_nets.main([str(again_pair), f"export:{tmp_path / 'x'}#0", f"export:{tmp_path / 'x'}#1"]) == 0
+    for bad, message in ((f"export:{tmp_path / 'x'}#2", "has 2 member net(s)"),
+                         (f"export:{tmp_path / 'x'}#one", "must be a number"),
+                         (f"export:{tmp_path / 'x'}", "same checkpoint")):
+        args = [str(tmp_path / "bad.pt"), f"export:{tmp_path / 'x'}#1", bad]
+        if "has 2" in message or "number" in message:
+            args = [str(tmp_path / "bad.pt"), bad, str(c)]
+        assert combine_nets.main(args) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
