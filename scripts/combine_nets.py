@@ -6,9 +6,9 @@
 Each CKPT is a training checkpoint (.pt), a run folder (its latest.pt), or an exported model
 (`export:DIR`, an `abak-rl export` folder with model.safetensors): an exported ensemble gives
 each of its members, so a shipped model can take one more net without its members' training
-checkpoints; `export:DIR#K` gives its member K alone (0 = the first), to swap one member out. All must be for the same variant and the same feature set (their hidden sizes,
-layers and phases may differ). OUT
-is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
+checkpoints; `export:DIR#K` gives its member K alone (0 = the first), to swap one member out.
+All must be for the same variant and the same feature set (their hidden sizes, layers and
+phases may differ). OUT is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
 agent=checkpoint:OUT.pt`, `abak-rl export checkpoint=OUT.pt format=all out=DIR`, `abak-rl hint
 --model OUT.pt` and `abak-rl play --model OUT.pt` use it as they use one net. It records the
 members' checkpoints, runs and games trained (config.ensemble, shown in an export's model card
@@ -87,19 +87,14 @@ def load_export_members(spec: str) -> list:
     """[(checkpoint-like data, net)] for each member of an exported model (`export:DIR`): the
     card's variant, feature set and network shape, the safetensors weights; an ensemble's
     members one by one, with what its card recorded of their training."""
-    from abak_rl import inference as inf
-    from abak_rl.export.exporters import load_export_net
+    from abak_rl.export.exporters import open_export
     from abak_rl.features import get_feature_set
     from abak_rl.model.net import EnsembleNet
-    folder = Path(spec[len(EXPORT):])
-    if not (folder / inf.CARD_NAME).is_file() or not (folder / inf.WEIGHT_FILES["safetensors"]).is_file():
-        raise ValueError(f"{spec}: not an exported model (a folder with {inf.CARD_NAME} and "
-                         f"{inf.WEIGHT_FILES['safetensors']})")
     try:
-        card, net = load_export_net(folder)
+        card, net = open_export(spec[len(EXPORT):])
         fs = get_feature_set(card["feature_set"]["name"])
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
-        raise ValueError(f"{spec}: cannot read the exported model: {' '.join(str(e).split())[:300]}") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{spec}: {' '.join(str(e).split())[:300]}") from None
     if {k: card["feature_set"].get(k) for k in ("name", "version", "size")} != fs.describe():
         raise ValueError(f"{spec}: exported with feature set {card['feature_set']}, which differs from the "
                          f"current {fs.describe()}")
@@ -110,9 +105,6 @@ def load_export_members(spec: str) -> list:
     for i, m in enumerate(nets):
         rec = recorded[i] if len(recorded) == len(nets) else {}
         shape = dict(m.shape)
-        if card["network"].get("bearoff"):
-            shape["bearoff"] = card["network"]["bearoff"]
-            m.shape["bearoff"] = shape["bearoff"]
         single = len(nets) == 1
         counters = {k: (training.get(k) if single else None) for k in ("games", "updates", "states", "seconds")}
         if not single:

@@ -91,6 +91,27 @@ def load_export_net(folder: str | Path):
     return card, net.eval()
 
 
+def open_export(folder: str | Path):
+    """(model card, torch net) of an export folder for tools that build on its weights (a new
+    member of an ensemble, a run's starting point): load_export_net with the files checked first
+    and the card's bear-off tag put back on the shape of the net (of each member of an ensemble).
+    ValueError says what is missing or unreadable."""
+    from ..model.net import EnsembleNet
+    folder = Path(folder)
+    if not (folder / inf.CARD_NAME).is_file() or not (folder / inf.WEIGHT_FILES["safetensors"]).is_file():
+        raise ValueError(f"not an exported model (a folder with {inf.CARD_NAME} and "
+                         f"{inf.WEIGHT_FILES['safetensors']})")
+    try:
+        card, net = load_export_net(folder)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
+        raise ValueError(f"cannot read the exported model: {' '.join(str(e).split())[:300]}") from None
+    tag = (card.get("network") or {}).get("bearoff")
+    if tag:
+        for m in (net.members if isinstance(net, EnsembleNet) else [net]):
+            m.shape["bearoff"] = tag
+    return card, net
+
+
 def variant_options(config: dict) -> dict:
     """get_variant() options recorded in a checkpoint's config (e.g. a non-default start)."""
     v = dict((config or {}).get("variant") or {})

@@ -149,7 +149,6 @@ def build_net_from(data: dict, feature_set):
 
 
 EXPORT_PREFIX = "export:"
-ARCHITECTURE_KEYS = ("hidden", "layers", "activation", "phases", "bearoff")
 
 
 def _overrides_for(shape: dict, features: str) -> str:
@@ -161,34 +160,25 @@ def _overrides_for(shape: dict, features: str) -> str:
     return " ".join(keys)
 
 
-def init_source(spec: str, feature_set):
-    """(where, net shape, feature record, state dict) of the weights model.init names: a training
-    checkpoint (.pt or a run folder) or an exported model (`export:DIR`), one net either way."""
+def init_source(spec: str):
+    """(net shape, feature record, state dict) of the weights model.init names: a training
+    checkpoint (.pt or a run folder) or an exported model (`export:DIR`)."""
     if spec.startswith(EXPORT_PREFIX):
-        from .. import inference as inf
-        from ..export.exporters import load_export_net
-        folder = Path(spec[len(EXPORT_PREFIX):])
-        if not (folder / inf.CARD_NAME).is_file() or not (folder / inf.WEIGHT_FILES["safetensors"]).is_file():
-            raise CheckpointError(f"model.init={spec}: not an exported model (a folder with "
-                                  f"{inf.CARD_NAME} and {inf.WEIGHT_FILES['safetensors']})")
+        from ..export.exporters import open_export
         try:
-            card, net = load_export_net(folder)
+            card, net = open_export(spec[len(EXPORT_PREFIX):])
             record = {k: card["feature_set"][k] for k in ("name", "version", "size")}
-        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
-            raise CheckpointError(f"model.init={spec}: cannot read the exported model: "
-                                  f"{' '.join(str(e).split())[:300]}") from None
-        shape = dict(net.shape)
-        if card["network"].get("bearoff"):
-            shape["bearoff"] = card["network"]["bearoff"]
-        return spec, shape, record, net.state_dict()
+        except (ValueError, KeyError, TypeError) as e:
+            raise CheckpointError(f"model.init={spec}: {e}") from None
+        return dict(net.shape), record, net.state_dict()
     data = load_checkpoint(spec)
-    return data["path"], dict(data["model"]), dict(data["features"]), data["net"]
+    return dict(data["model"]), dict(data["features"]), data["net"]
 
 
-def load_initial_weights(spec: str, net, feature_set) -> str:
+def load_initial_weights(spec: str, net, feature_set) -> None:
     """Copy the weights model.init names into `net` (a new run's freshly built net); the source
-    must be one net of the same shape on the same feature set. Returns where they came from."""
-    where, shape, record, state = init_source(spec, feature_set)
+    must be one net of the same shape on the same feature set."""
+    shape, record, state = init_source(spec)
     if "ensemble" in shape:
         raise CheckpointError(f"model.init={spec} is an ensemble of {len(shape['ensemble'])} nets: a run "
                               f"trains one net; start from one of its members")
@@ -208,4 +198,3 @@ def load_initial_weights(spec: str, net, feature_set) -> str:
     except RuntimeError as e:
         raise CheckpointError(f"model.init={spec}: weights do not fit the net shape {shape}: "
                               f"{' '.join(str(e).split())[:200]}") from None
-    return where
