@@ -110,3 +110,19 @@ def test_bad_gnubg_nn_specs_are_named(spec):
     from abak_rl.train.config import _check_opponent
     assert "gnubg,ply=0|1|2" in _check_opponent(spec)
     assert _check_opponent("gnubg,ply=2") is None
+
+
+def test_training_accepts_the_gnubg_program_as_an_opponent(monkeypatch, tmp_path):
+    """eval.opponents took "gnubg:plies=N" for a checkpoint path and refused it; it is the
+    program, checked for its option and for being installed."""
+    from abak_rl.train.config import _check_opponent
+    fake = tmp_path / "gnubg"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("ABAK_GNUBG", str(fake))
+    assert _check_opponent("gnubg:plies=0") is None
+    assert _check_opponent("gnubg:plies=2") is None
+    assert "expected gnubg:plies=0, 1 or 2" in _check_opponent("gnubg:ply=1")
+    assert "plies" in _check_opponent("gnubg:plies=5")
+    monkeypatch.setenv("ABAK_GNUBG", str(tmp_path / "missing"))
+    assert "apt-get install gnubg" in _check_opponent("gnubg:plies=0")

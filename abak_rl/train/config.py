@@ -146,6 +146,13 @@ def _check_opponent(spec) -> str | None:
         except ValueError as e:
             return str(e)
         return None
+    if spec.startswith("gnubg:"):          # the program: its options, and that it is installed
+        from ..agents.gnubg_program import INSTALL_HINT, find_gnubg, parse_spec
+        try:
+            parse_spec(spec)
+        except ValueError as e:
+            return str(e)
+        return None if find_gnubg() else f"{spec!r} needs GNU Backgammon (the program); {INSTALL_HINT}"
     if not spec.startswith(PREFIXES):
         return (f"{spec!r} is not an agent spec (one of {', '.join(BUILTIN)}, checkpoint:<path>[,ply=1], "
                 f"export:<dir> or onnx:<file>)")
