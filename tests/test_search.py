@@ -374,3 +374,50 @@ def test_bench_search_prints_one_line_per_setting(capsys):
     # positions with a choice among the sampled ones (a forced move is not compared)
     assert 0 < lines[4]["positions"] <= 3 and 0 <= lines[4]["same_fraction"] <= 1
     assert bench.main(["--positions", "0"]) == 2
+
+
+# ----------------------------------------------------------------------------- GNU Backgammon as the reference
+
+def _gnubg_positions(n: int, seed: int):
+    """Positions before a roll from gnubg-nn's own 0-ply games, with a random roll each."""
+    from abak_rl.agents.gnubg_agent import GnubgAgent
+    from abak_rl.engine.game import play_games
+    v = get_variant("standard")
+    g = GnubgAgent(v)
+    seen = []
+    play_games(v, [g, g], 6, seed, on_turn=lambda ids, seats, before, *rest: seen.append(before.copy()))
+    rows = np.concatenate(seen)
+    rng = np.random.default_rng(seed)
+    rows = rows[rng.permutation(len(rows))[:n]]
+    dice = rng.integers(1, 7, size=(len(rows), 2)).astype(np.int8)
+    return v, rows, dice, v.legal_afterstates(rows, dice)
+
+
+@pytest.mark.parametrize("ply", [0, 1])
+def test_search_over_gnubgs_net_plays_gnubgs_own_search(ply):
+    """Our Search fed GNU Backgammon's 0-ply net (gnubg-nn) picks the play gnubg-nn's own
+    search picks at the same depth, with the same move filter (8 plays within 0.16): a
+    reference implementation for the recursion, the roll weights, the perspective swaps and
+    the filter. Where the picks differ the two plays must be worth the same to us (a tie,
+    e.g. two plays that both win for certain)."""
+    g = pytest.importorskip("gnubg_nn")
+    from abak_rl.agents.gnubg_agent import afterstate_probs, from_gnubg, to_gnubg
+    v, rows, dice, after = _gnubg_positions(40, 4)
+    search = Search(afterstate_probs, v)
+    n = len(rows)
+    starts, counts = after.starts(n), after.counts(n)
+    ours = search.choose(after, dice, n, ply)
+    values, _ = search.play_values(after, dice, n, ply)
+    eq = equity(values)
+    choices = differ = 0
+    for i in np.flatnonzero(counts > 1):
+        _, key = g.best_move(to_gnubg(rows[i]), int(dice[i, 0]), int(dice[i, 1]), n=ply, b=1)
+        row = from_gnubg(*g.board_from_position_key(key))
+        seg = after.boards[starts[i]:starts[i] + counts[i]]
+        theirs = starts[i] + np.flatnonzero((seg == row).all(axis=1))[0]
+        choices += 1
+        if theirs != ours[i]:
+            differ += 1
+            assert abs(eq[theirs] - eq[ours[i]]) < 1e-5, (i, eq[theirs], eq[ours[i]])
+    assert choices >= 25
+    assert differ <= choices // 10

@@ -49,6 +49,18 @@ def from_gnubg(mover, other) -> np.ndarray:
 PLIES = (0, 1, 2)
 
 
+def afterstate_probs(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+    """gnubg-nn's 0-ply five probabilities of standard afterstates, from the side that made
+    them: the evaluator interface of agents/search.py, so our search can run over gnubg's net
+    (scripts/search_vs_gnubg.py compares that with gnubg's own search). `again` is unused:
+    standard backgammon has no extra turns."""
+    from ..model.outcomes import swap_perspective_np
+    g = _gnubg()
+    nxt = cb.flip(np.asarray(boards))      # the side to roll next: gnubg's player on roll
+    p = np.array([g.probabilities(to_gnubg(r), 0) for r in nxt], dtype=np.float64).reshape(-1, 5)
+    return swap_perspective_np(p)
+
+
 class GnubgAgent:
     """gnubg's best play, cubeless money: at 0 ply its neural net on each afterstate; at 1 or 2
     plies gnubg-nn's own lookahead (its move filters), what "gnubg,ply=N" names."""
