@@ -1,0 +1,112 @@
+#!/usr/bin/env python
+"""A diagnostic, never a shipped net: can our net's shape and inputs hold GNU Backgammon's
+0-ply evaluation? Fit a checkpoint to gnubg-nn's outputs and see how it plays.
+
+    python scripts/capacity_probe.py CHECKPOINT OUT.pt [--positions 1400000] [--games 30000]
+                                     [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 303]
+
+The strength issue's nets learn from self-play alone; GNU Backgammon only measures them. This
+script asks where that leaves the gap: it labels afterstates with gnubg-nn's 0-ply
+probabilities (agents/gnubg_agent.afterstate_probs) and fits the net to them with the same
+supervised step as scripts/distill_ply1.py. If the fitted net then plays level with gnubg 0-ply
+(`abak-rl evaluate agent=checkpoint:OUT opponent=gnubg`), the net's shape and inputs can hold
+gnubg's evaluation and what TD self-play lacks is the quality of its targets; if it stays well
+behind, the inputs or the shape are the limit. OUT is marked `capacity_probe` in the checkpoint
+and must not be shipped: it learned from another program.
+
+Positions: the checkpoint plays itself (`--games` games, 0-ply); for every position it met, one
+random roll and then every legal play of it (not only the chosen one: a net picks its play by
+comparing the alternatives); afterstates whose value is exact (game over, bear-offs with the
+database) are skipped; `--positions` of them are drawn at random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+
+def afterstates(agent, games: int, positions: int, seed: int):
+    from abak_rl.engine.game import play_games
+    v = agent.scorer.variant
+    seen = []
+    play_games(v, [agent, agent], games, seed, on_turn=lambda ids, seats, before, *rest: seen.append(before.copy()))
+    before = np.concatenate(seen)
+    rng = np.random.default_rng(seed)
+    dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    boards = v.legal_afterstates(before, dice).boards
+    boards = boards[~agent.scorer.exact_mask(boards)]
+    return boards[rng.permutation(len(boards))[:positions]]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="capacity_probe.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkpoint")
+    ap.add_argument("out")
+    ap.add_argument("--positions", type=int, default=1_400_000)
+    ap.add_argument("--games", type=int, default=30_000)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=0.0005)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--seed", type=int, default=303)
+    args = ap.parse_args(argv)
+    for name in ("positions", "games", "epochs", "batch"):
+        if getattr(args, name) < 1:
+            print(f"capacity_probe: --{name} must be at least 1", file=sys.stderr)
+            return 2
+    if not args.lr > 0:
+        print("capacity_probe: --lr must be > 0", file=sys.stderr)
+        return 2
+    try:
+        import gnubg_nn  # noqa: F401
+    except ImportError:
+        print("capacity_probe: needs GNU Backgammon's net: pip install 'abak-rl[gnubg]' (gnubg-nn)", file=sys.stderr)
+        return 2
+    from distill_ply1 import CHUNK, fit
+
+    from abak_rl.agents.gnubg_agent import afterstate_probs
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+    torch.set_num_threads(1)
+    out = Path(args.out)
+    try:
+        data = load_checkpoint(args.checkpoint)
+        agent = load_neural_agent(args.checkpoint, data["variant"])
+        if data["variant"] != "standard":
+            raise ValueError(f"gnubg evaluates standard backgammon only, not {data['variant']}")
+        if not out.parent.is_dir():
+            raise CheckpointError(f"cannot write {out}: {out.parent} is not a folder")
+    except (CheckpointError, ValueError) as e:
+        print(f"capacity_probe: {e}", file=sys.stderr)
+        return 2
+    boards = afterstates(agent, args.games, args.positions, args.seed)
+    print(f"capacity_probe: {len(boards):,} afterstates from {args.games:,} games; labelling with gnubg-nn 0-ply")
+    data_dir = out.with_name(out.name + ".data")
+    data_dir.mkdir(exist_ok=True)
+    files = []
+    for k, lo in enumerate(range(0, len(boards), CHUNK)):
+        b = boards[lo:lo + CHUNK]
+        path = data_dir / f"chunk{k:04d}.npz"
+        np.savez(path, boards=b, again=np.zeros(len(b), bool), target=afterstate_probs(b).astype(np.float32))
+        files.append(path)
+    report = fit(agent.scorer, files, args.epochs, args.lr, args.batch, args.seed,
+                 log=lambda s: print(s.replace("distill_ply1", "capacity_probe")))
+    new = {k: v for k, v in data.items() if k != "path"}
+    new["net"] = agent.scorer.net.state_dict()
+    new["capacity_probe"] = {"from": str(data["path"]), "teacher": "gnubg-nn 0-ply", "positions": len(boards),
+                             "games": args.games, "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
+                             "seed": args.seed, **report}
+    save_checkpoint(out, new)
+    print(f"capacity_probe: wrote {out} (a diagnostic: it learned from GNU Backgammon, do not ship it)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
