@@ -4,6 +4,7 @@
 
     python scripts/capacity_probe.py CHECKPOINT OUT.pt [--positions 1400000] [--games 30000]
                                      [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 303]
+                                     [--data DIR]
 
 The strength issue's nets learn from self-play alone; GNU Backgammon only measures them. This
 script asks where that leaves the gap: it labels afterstates with gnubg-nn's 0-ply
@@ -17,7 +18,9 @@ and must not be shipped: it learned from another program.
 Positions: the checkpoint plays itself (`--games` games, 0-ply); for every position it met, one
 random roll and then every legal play of it (not only the chosen one: a net picks its play by
 comparing the alternatives); afterstates whose value is exact (game over, bear-offs with the
-database) are skipped; `--positions` of them are drawn at random.
+database) are skipped; `--positions` of them are drawn at random. `--data DIR` fits to the
+labels an earlier probe wrote there instead, so nets of other shapes meet the same positions
+(start such a net with `abak-rl train model.hidden=... train.games=1`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=0.0005)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--seed", type=int, default=303)
+    ap.add_argument("--data", default=None,
+                    help="labelled chunks of an earlier probe to fit to (default: label new ones in OUT.data/)")
     args = ap.parse_args(argv)
     for name in ("positions", "games", "epochs", "batch"):
         if getattr(args, name) < 1:
@@ -86,21 +91,26 @@ def main(argv=None) -> int:
     except (CheckpointError, ValueError) as e:
         print(f"capacity_probe: {e}", file=sys.stderr)
         return 2
-    boards = afterstates(agent, args.games, args.positions, args.seed)
-    print(f"capacity_probe: {len(boards):,} afterstates from {args.games:,} games; labelling with gnubg-nn 0-ply")
-    data_dir = out.with_name(out.name + ".data")
-    data_dir.mkdir(exist_ok=True)
-    files = []
-    for k, lo in enumerate(range(0, len(boards), CHUNK)):
-        b = boards[lo:lo + CHUNK]
-        path = data_dir / f"chunk{k:04d}.npz"
-        np.savez(path, boards=b, again=np.zeros(len(b), bool), target=afterstate_probs(b).astype(np.float32))
-        files.append(path)
+    data_dir = Path(args.data) if args.data else out.with_name(out.name + ".data")
+    files = sorted(data_dir.glob("chunk*.npz")) if args.data else []
+    if files:                      # another probe's labels: the same positions for every net compared
+        print(f"capacity_probe: reusing the {len(files)} labelled chunks in {data_dir}")
+    else:
+        boards = afterstates(agent, args.games, args.positions, args.seed)
+        print(f"capacity_probe: {len(boards):,} afterstates from {args.games:,} games; labelling with gnubg-nn 0-ply")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        for k, lo in enumerate(range(0, len(boards), CHUNK)):
+            b = boards[lo:lo + CHUNK]
+            path = data_dir / f"chunk{k:04d}.npz"
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, boards=b, again=np.zeros(len(b), bool), target=afterstate_probs(b).astype(np.float32))
+            tmp.replace(path)                                # a chunk is whole or absent
+            files.append(path)
     report = fit(agent.scorer, files, args.epochs, args.lr, args.batch, args.seed,
                  log=lambda s: print(s.replace("distill_ply1", "capacity_probe")))
     new = {k: v for k, v in data.items() if k != "path"}
     new["net"] = agent.scorer.net.state_dict()
-    new["capacity_probe"] = {"from": str(data["path"]), "teacher": "gnubg-nn 0-ply", "positions": len(boards),
+    new["capacity_probe"] = {"from": str(data["path"]), "teacher": "gnubg-nn 0-ply", "labels": str(data_dir),
                              "games": args.games, "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
                              "seed": args.seed, **report}
     save_checkpoint(out, new)

@@ -41,6 +41,13 @@ def test_probe_labels_are_gnubgs_and_the_fit_moves_toward_them(tmp_path, capsys)
     new = load_checkpoint(out)
     rep = new["capacity_probe"]
     assert rep["teacher"] == "gnubg-nn 0-ply" and rep["loss_epoch2"] < rep["loss_before"]
+    # another net fits to the same labels: nothing relabelled
+    chunk = tmp_path / "p.pt.data" / "chunk0000.npz"
+    stamp = chunk.stat().st_mtime_ns
+    assert capacity_probe.main([str(src), str(tmp_path / "q.pt"), "--data", str(tmp_path / "p.pt.data"),
+                                "--epochs", "1", "--batch", "32"]) == 0
+    assert chunk.stat().st_mtime_ns == stamp and not (tmp_path / "q.pt.data").exists()
+    assert load_checkpoint(tmp_path / "q.pt")["capacity_probe"]["labels"] == str(tmp_path / "p.pt.data")
     capsys.readouterr()
     assert capacity_probe.main([str(tmp_path / "missing.pt"), str(out)]) == 2
     assert capacity_probe.main([str(src), str(out), "--games", "0"]) == 2
