@@ -4,18 +4,24 @@ net's own 1-ply values, then fit the net to them (supervised), and write a new c
 
     python scripts/distill_ply1.py CHECKPOINT OUT.pt [--positions 1400000] [--data DIR]
                                    [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 101]
+                                   [--all-plays] [--student STUDENT.pt]
 
 1. Label: the net plays itself (512 games in lockstep, 0-ply, no exploration); every afterstate
    it plays whose value is not exact (finished games and, with the bear-off database, bear-offs
    are skipped) gets its 1-ply value: the next player's 21 rolls, each answered by its best
-   0-ply play, averaged (agents/search.py, the search that `ply=1` plays with). Chunks of 50,000
+   0-ply play, averaged (agents/search.py, the search that `ply=1` plays with). With
+   `--all-plays` the labels go instead to every legal play of one random roll from each
+   position the games meet, the alternatives a net compares when it picks a play. Chunks of 50,000
    afterstates go to DIR (default OUT's name + `.data/`) as .npz files, so a stopped run goes
    on where it stopped; each chunk's games have their own seed.
 2. Fit: Adam on 0.5 * sum over the 5 outputs of (net - label)^2, the loss TD learning uses, the
    learning rate falling linearly from --lr to 0 over the epochs; 2% of the labels (at most
    20,000) are held out and their loss is printed before and after each epoch.
 
-OUT is the input checkpoint with the fitted weights (everything else kept), so it plays as
+`--student S.pt` fits another net to the labels (another shape, e.g. a wider one made with
+`abak-rl train model.hidden=256 train.games=1`; the same variant and feature set), and OUT is
+that checkpoint with its fitted weights. The teacher may be an ensemble. Otherwise OUT is the
+input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
 """
@@ -34,7 +40,20 @@ import torch  # noqa: E402
 CHUNK = 50_000
 
 
-def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True) -> list[Path]:
+def every_play(scorer, rows: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Every legal play of one random roll from each position that follows `rows` (afterstates
+    of a variant without extra turns: the next player's position is the flip), values not exact."""
+    v = scorer.variant
+    nxt = v.flip(rows)
+    nxt = nxt[v.winner_points(rows) == 0]
+    dice = rng.integers(1, 7, size=(len(nxt), 2)).astype(np.int8)
+    b = v.legal_afterstates(nxt, dice).boards
+    b = b[~scorer.exact_mask(b)]
+    return b, np.zeros(len(b), dtype=bool)
+
+
+def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
+                 all_plays: bool = False) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` labelled afterstates."""
     from tqdm import tqdm
 
@@ -47,17 +66,24 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
         path = data / f"chunk{k:04d}.npz"
         if not path.is_file():
             play = SelfPlay(scorer.variant, 512, seed=seed * 1_000_003 + k)
+            rng = np.random.default_rng(seed * 1_000_003 + k)
             boards, again, n = [], [], 0
             while n < chunk:
                 done = play.step(scorer)
                 T = done.boards.shape[1]                     # each game's final row is its result
                 played = np.arange(T)[None, :] < (done.length - 1)[:, None]
                 rows, turn = done.boards[played], done.again[played]
-                live = ~scorer.exact_mask(rows)
-                boards.append(rows[live])
-                again.append(turn[live])
-                n += int(live.sum())
-            b, a = np.concatenate(boards)[:chunk], np.concatenate(again)[:chunk]
+                if all_plays:
+                    rows, turn = every_play(scorer, rows, rng)
+                else:
+                    live = ~scorer.exact_mask(rows)
+                    rows, turn = rows[live], turn[live]
+                boards.append(rows)
+                again.append(turn)
+                n += len(rows)
+            b, a = np.concatenate(boards), np.concatenate(again)
+            pick = rng.permutation(len(b))[:chunk] if all_plays else np.arange(min(chunk, len(b)))
+            b, a = b[pick], a[pick]
             target = agent.values(b, a, 1).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, boards=b, again=a, target=target)
@@ -125,6 +151,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--chunk", type=int, default=CHUNK, help=argparse.SUPPRESS)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--all-plays", action="store_true",
+                    help="label every legal play of a random roll from each position met, not only the play made")
+    ap.add_argument("--student", default=None,
+                    help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
     for name in ("positions", "epochs", "batch", "chunk"):
         if getattr(args, name) < 1:
@@ -140,18 +170,30 @@ def main(argv=None) -> int:
     try:
         data = load_checkpoint(args.checkpoint)
         agent = load_neural_agent(args.checkpoint, data["variant"])
+        student_data, student = data, agent
+        if args.student:
+            student_data = load_checkpoint(args.student)
+            student = load_neural_agent(args.student, student_data["variant"])
+            for what, a, b in (("variant", data["variant"], student_data["variant"]),
+                               ("feature set", agent.scorer.features.name, student.scorer.features.name)):
+                if a != b:
+                    raise ValueError(f"--student {args.student} plays {what} {b!r}, the teacher {a!r}")
+        if args.all_plays and agent.scorer.variant.name == "acey_deucey":
+            raise ValueError("--all-plays needs a variant without extra turns (not acey_deucey)")
         if not out.parent.is_dir():
             raise CheckpointError(f"cannot write {out}: {out.parent} is not a folder")
     except (CheckpointError, ValueError) as e:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
     folder = Path(args.data) if args.data else out.with_name(out.name + ".data")
-    files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress)
-    report = fit(agent.scorer, files, args.epochs, args.lr, args.batch, args.seed)
-    new = {k: v for k, v in data.items() if k != "path"}
-    new["net"] = agent.scorer.net.state_dict()
+    files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress,
+                         all_plays=args.all_plays)
+    report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
+    new = {k: v for k, v in student_data.items() if k != "path"}
+    new["net"] = student.scorer.net.state_dict()
     new["distilled"] = {"from": str(data["path"]), "ply": 1, "positions": args.positions, "epochs": args.epochs,
-                        "lr": args.lr, "batch": args.batch, "seed": args.seed, **report}
+                        "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
+                        "student": str(student_data["path"]) if args.student else None, **report}
     save_checkpoint(out, new)
     print(f"distill_ply1: wrote {out}")
     return 0

@@ -41,3 +41,42 @@ def test_labels_are_the_nets_1ply_values_and_the_fit_moves_toward_them(tmp_path,
     assert distill_ply1.main([str(src), str(out), "--epochs", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("distill_ply1: ") for line in err)
+
+
+def test_every_play_labels_and_a_wider_student(tmp_path, capsys):
+    """--all-plays labels every legal play of a roll from the positions met (so several
+    afterstates share a position), --student fits another net to the teacher's labels and OUT
+    is that net; a student of other inputs is refused in one line."""
+    import distill_ply1
+
+    from abak_rl.train.run import main as train_main
+    from test_train import TINY
+    src = _trained_expert_net(tmp_path)
+    wide_dir = tmp_path / "w"
+    assert train_main([f"runs_dir={wide_dir}/runs", f"checkpoints_dir={wide_dir}/ckpt", "run=s", *TINY,
+                       "train.games=2", "model.phases=contact_race", "model.features=expert",
+                       "model.hidden=24"]) == 0
+    student = wide_dir / "ckpt" / "s" / "latest.pt"
+    out = tmp_path / "stu.pt"
+    assert distill_ply1.main([str(src), str(out), "--positions", "300", "--chunk", "300", "--epochs", "2",
+                              "--lr", "0.02", "--batch", "32", "--no-progress", "--all-plays",
+                              "--student", str(student)]) == 0
+    with np.load(tmp_path / "stu.pt.data" / "chunk0000.npz") as z:
+        b, a, y = z["boards"], z["again"], z["target"]
+    teacher = load_neural_agent(src, "standard")
+    assert len(b) == 300 and not teacher.scorer.exact_mask(b).any()
+    np.testing.assert_allclose(y[:20], teacher.values(b[:20], a[:20], 1), atol=1e-6)
+    # several plays of one position share the other side's checkers (unless one hits): most rows
+    # have a twin there, which one play per turn of self-play would not give
+    other = np.concatenate([np.minimum(b[:, :24], 0), b[:, [25, 27]]], axis=1)
+    _, inverse, counts = np.unique(other, axis=0, return_inverse=True, return_counts=True)
+    assert (counts[inverse.ravel()] > 1).mean() > 0.5
+    new = load_checkpoint(out)
+    assert new["model"]["hidden"] == 24 and new["distilled"]["all_plays"] is True
+    assert new["distilled"]["loss_epoch2"] < new["distilled"]["loss_before"]
+    capsys.readouterr()
+    raw_dir = tmp_path / "r"
+    assert train_main([f"runs_dir={raw_dir}/runs", f"checkpoints_dir={raw_dir}/ckpt", "run=r", *TINY,
+                       "train.games=2", "model.features=td198", "model.phases=single", "model.bearoff=false"]) == 0
+    assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--student", str(raw_dir / "ckpt" / "r" / "latest.pt")]) == 2
+    assert "feature set" in capsys.readouterr().err
