@@ -4,7 +4,7 @@ net's own 1-ply values, then fit the net to them (supervised), and write a new c
 
     python scripts/distill_ply1.py CHECKPOINT OUT.pt [--positions 1400000] [--data DIR]
                                    [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 101]
-                                   [--all-plays] [--student STUDENT.pt]
+                                   [--all-plays] [--student STUDENT.pt] [--ply 1]
 
 1. Label: the net plays itself (512 games in lockstep, 0-ply, no exploration); every afterstate
    it plays whose value is not exact (finished games and, with the bear-off database, bear-offs
@@ -20,7 +20,9 @@ net's own 1-ply values, then fit the net to them (supervised), and write a new c
 
 `--student S.pt` fits another net to the labels (another shape, e.g. a wider one made with
 `abak-rl train model.hidden=256 train.games=1`; the same variant and feature set), and OUT is
-that checkpoint with its fitted weights. The teacher may be an ensemble. Otherwise OUT is the
+that checkpoint with its fitted weights. The teacher may be an ensemble. `--ply 0` labels with
+the teacher's 0-ply values instead (a student that copies the teacher: the control for what
+the 1-ply labels add; the same --seed gives the same positions). Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -53,15 +55,16 @@ def every_play(scorer, rows: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
-                 all_plays: bool = False) -> list[Path]:
-    """Write (or reuse) chunk files until they hold `positions` labelled afterstates."""
+                 all_plays: bool = False, ply: int = 1) -> list[Path]:
+    """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
+    teacher's `ply`-level values (a reused chunk of another ply is an error, not a silent mix)."""
     from tqdm import tqdm
 
     from abak_rl.train.selfplay import SelfPlay
     scorer = agent.scorer
     data.mkdir(parents=True, exist_ok=True)
     files, have, k = [], 0, 0
-    bar = tqdm(total=positions, unit="pos", desc="1-ply labels", disable=not progress)
+    bar = tqdm(total=positions, unit="pos", desc=f"{ply}-ply labels", disable=not progress)
     while have < positions:
         path = data / f"chunk{k:04d}.npz"
         if not path.is_file():
@@ -84,12 +87,15 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             b, a = np.concatenate(boards), np.concatenate(again)
             pick = rng.permutation(len(b))[:chunk] if all_plays else np.arange(min(chunk, len(b)))
             b, a = b[pick], a[pick]
-            target = agent.values(b, a, 1).astype(np.float32)
+            target = agent.values(b, a, ply).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, boards=b, again=a, target=target)
+            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply))
             tmp.replace(path)                                # a chunk is whole or absent
         with np.load(path) as z:
             n = int(z["boards"].shape[0])
+            had = int(z["ply"]) if "ply" in z.files else 1
+        if had != ply:
+            raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply: use another --data folder")
         files.append(path)
         have += n
         bar.update(min(n, positions - bar.n))
@@ -151,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--chunk", type=int, default=CHUNK, help=argparse.SUPPRESS)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--ply", type=int, default=1, choices=(0, 1),
+                    help="the teacher's values to learn: 1-ply (default) or 0-ply (a plain copy, for comparison)")
     ap.add_argument("--all-plays", action="store_true",
                     help="label every legal play of a random roll from each position met, not only the play made")
     ap.add_argument("--student", default=None,
@@ -186,12 +194,16 @@ def main(argv=None) -> int:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
     folder = Path(args.data) if args.data else out.with_name(out.name + ".data")
-    files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress,
-                         all_plays=args.all_plays)
+    try:
+        files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress,
+                             all_plays=args.all_plays, ply=args.ply)
+    except ValueError as e:
+        print(f"distill_ply1: {e}", file=sys.stderr)
+        return 2
     report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
     new = {k: v for k, v in student_data.items() if k != "path"}
     new["net"] = student.scorer.net.state_dict()
-    new["distilled"] = {"from": str(data["path"]), "ply": 1, "positions": args.positions, "epochs": args.epochs,
+    new["distilled"] = {"from": str(data["path"]), "ply": args.ply, "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "student": str(student_data["path"]) if args.student else None, **report}
     save_checkpoint(out, new)

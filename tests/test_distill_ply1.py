@@ -74,7 +74,19 @@ def test_every_play_labels_and_a_wider_student(tmp_path, capsys):
     new = load_checkpoint(out)
     assert new["model"]["hidden"] == 24 and new["distilled"]["all_plays"] is True
     assert new["distilled"]["loss_epoch2"] < new["distilled"]["loss_before"]
+    # 0-ply labels of the same seed: the same positions, the teacher's own outputs; a folder of
+    # 1-ply labels is not reused for them
+    z0 = tmp_path / "z0.pt"
+    assert distill_ply1.main([str(src), str(z0), "--positions", "300", "--chunk", "300", "--epochs", "1",
+                              "--batch", "32", "--no-progress", "--all-plays", "--ply", "0",
+                              "--student", str(student)]) == 0
+    with np.load(tmp_path / "z0.pt.data" / "chunk0000.npz") as z:
+        assert (z["boards"] == b).all() and int(z["ply"]) == 0
+        np.testing.assert_allclose(z["target"][:20], teacher.values(b[:20], a[:20], 0), atol=1e-6)
     capsys.readouterr()
+    assert distill_ply1.main([str(src), str(z0), "--positions", "300", "--chunk", "300", "--no-progress",
+                              "--ply", "0", "--data", str(tmp_path / "stu.pt.data")]) == 2
+    assert "holds 1-ply labels" in capsys.readouterr().err
     raw_dir = tmp_path / "r"
     assert train_main([f"runs_dir={raw_dir}/runs", f"checkpoints_dir={raw_dir}/ckpt", "run=r", *TINY,
                        "train.games=2", "model.features=td198", "model.phases=single", "model.bearoff=false"]) == 0
