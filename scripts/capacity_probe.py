@@ -37,15 +37,14 @@ import torch  # noqa: E402
 
 
 def afterstates(agent, games: int, positions: int, seed: int):
+    from distill_ply1 import plays_of
+
     from abak_rl.engine.game import play_games
-    v = agent.scorer.variant
     seen = []
-    play_games(v, [agent, agent], games, seed, on_turn=lambda ids, seats, before, *rest: seen.append(before.copy()))
-    before = np.concatenate(seen)
+    play_games(agent.scorer.variant, [agent, agent], games, seed,
+               on_turn=lambda ids, seats, before, *rest: seen.append(before.copy()))
     rng = np.random.default_rng(seed)
-    dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
-    boards = v.legal_afterstates(before, dice).boards
-    boards = boards[~agent.scorer.exact_mask(boards)]
+    boards = plays_of(agent.scorer, np.concatenate(seen), rng)
     return boards[rng.permutation(len(boards))[:positions]]
 
 
@@ -62,12 +61,10 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=None,
                     help="labelled chunks of an earlier probe to fit to (default: label new ones in OUT.data/)")
     args = ap.parse_args(argv)
-    for name in ("positions", "games", "epochs", "batch"):
-        if getattr(args, name) < 1:
-            print(f"capacity_probe: --{name} must be at least 1", file=sys.stderr)
-            return 2
-    if not args.lr > 0:
-        print("capacity_probe: --lr must be > 0", file=sys.stderr)
+    from distill_ply1 import check_fit_args
+    bad = check_fit_args("capacity_probe", args, ("positions", "games", "epochs", "batch"))
+    if bad:
+        print(bad, file=sys.stderr)
         return 2
     try:
         import gnubg_nn  # noqa: F401

@@ -42,16 +42,30 @@ import torch  # noqa: E402
 CHUNK = 50_000
 
 
+def plays_of(scorer, before: np.ndarray, rng) -> np.ndarray:
+    """Every legal play of one random roll from each position `before` (the mover's view),
+    except afterstates whose value is exact (game over; bear-offs with the database)."""
+    dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    b = scorer.variant.legal_afterstates(before, dice).boards
+    return b[~scorer.exact_mask(b)]
+
+
 def every_play(scorer, rows: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Every legal play of one random roll from each position that follows `rows` (afterstates
-    of a variant without extra turns: the next player's position is the flip), values not exact."""
+    """plays_of the positions that follow `rows` (afterstates of a variant without extra turns:
+    the next player's position is the flip), with their `again` flags (all False)."""
     v = scorer.variant
-    nxt = v.flip(rows)
-    nxt = nxt[v.winner_points(rows) == 0]
-    dice = rng.integers(1, 7, size=(len(nxt), 2)).astype(np.int8)
-    b = v.legal_afterstates(nxt, dice).boards
-    b = b[~scorer.exact_mask(b)]
+    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng)
     return b, np.zeros(len(b), dtype=bool)
+
+
+def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> str | None:
+    """The one-line complaint about a bad count or learning rate of a fitting script, or None."""
+    for name in counts:
+        if getattr(args, name) < 1:
+            return f"{prog}: --{name} must be at least 1"
+    if not args.lr > 0:
+        return f"{prog}: --lr must be > 0"
+    return None
 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
@@ -164,12 +178,9 @@ def main(argv=None) -> int:
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
-    for name in ("positions", "epochs", "batch", "chunk"):
-        if getattr(args, name) < 1:
-            print(f"distill_ply1: --{name} must be at least 1", file=sys.stderr)
-            return 2
-    if not args.lr > 0:
-        print("distill_ply1: --lr must be > 0", file=sys.stderr)
+    bad = check_fit_args("distill_ply1", args, ("positions", "epochs", "batch", "chunk"))
+    if bad:
+        print(bad, file=sys.stderr)
         return 2
     from abak_rl.agents.neural import load_neural_agent
     from abak_rl.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
