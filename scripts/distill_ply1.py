@@ -5,6 +5,7 @@ net's own 1-ply values, then fit the net to them (supervised), and write a new c
     python scripts/distill_ply1.py CHECKPOINT OUT.pt [--positions 1400000] [--data DIR]
                                    [--epochs 2] [--lr 0.0005] [--batch 256] [--seed 101]
                                    [--all-plays] [--student STUDENT.pt] [--ply 1]
+                                   [--label-only] [--data DIR2 ...]
 
 1. Label: the net plays itself (512 games in lockstep, 0-ply, no exploration); every afterstate
    it plays whose value is not exact (finished games and, with the bear-off database, bear-offs
@@ -17,6 +18,12 @@ net's own 1-ply values, then fit the net to them (supervised), and write a new c
 2. Fit: Adam on 0.5 * sum over the 5 outputs of (net - label)^2, the loss TD learning uses, the
    learning rate falling linearly from --lr to 0 over the epochs; 2% of the labels (at most
    20,000) are held out and their loss is printed before and after each epoch.
+
+Labelling is the slow part (a few hundred labels a second per core), so it can run apart from
+the fit: `--label-only` writes DIR's chunks and stops (OUT is not written; run one per core with
+its own --seed and DIR), and a later run given `--data` several times fits to all of their
+chunks together, in the order given, up to --positions (folders given together must already
+hold that many; nothing is labelled then).
 
 `--student S.pt` fits another net to the labels (another shape, e.g. a wider one made with
 `abak-rl train model.hidden=256 train.games=1`; the same variant and feature set), and OUT is
@@ -105,9 +112,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply))
             tmp.replace(path)                                # a chunk is whole or absent
-        with np.load(path) as z:
-            n = int(z["boards"].shape[0])
-            had = int(z["ply"]) if "ply" in z.files else 1
+        n, had = chunk_ply(path)
         if had != ply:
             raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply: use another --data folder")
         files.append(path)
@@ -115,6 +120,32 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
         bar.update(min(n, positions - bar.n))
         k += 1
     bar.close()
+    return files
+
+
+def chunk_ply(path: Path) -> tuple[int, int]:
+    """(afterstates, ply) of a chunk file; chunks written before plies were recorded are 1-ply."""
+    with np.load(path) as z:
+        return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
+
+
+def labelled_chunks(folders: list[Path], positions: int, ply: int) -> list[Path]:
+    """The chunks already in `folders` (in that order), up to `positions` afterstates, all of
+    `ply`-level labels; too few labels is an error, not a smaller fit."""
+    files, have = [], 0
+    for folder in folders:
+        if not folder.is_dir():
+            raise ValueError(f"--data {folder} is not a folder")
+        for path in sorted(folder.glob("chunk[0-9][0-9][0-9][0-9].npz")):
+            if have >= positions:
+                return files
+            n, had = chunk_ply(path)
+            if had != ply:
+                raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply")
+            files.append(path)
+            have += n
+    if have < positions:
+        raise ValueError(f"the --data folders hold {have:,} labels, fewer than --positions {positions:,}")
     return files
 
 
@@ -164,7 +195,11 @@ def main(argv=None) -> int:
     ap.add_argument("checkpoint")
     ap.add_argument("out")
     ap.add_argument("--positions", type=int, default=1_400_000)
-    ap.add_argument("--data", default=None, help="folder of the labelled chunks (default OUT.data/)")
+    ap.add_argument("--data", action="append", default=None,
+                    help="folder of the labelled chunks (default OUT.data/); given several times, "
+                         "the fit uses the chunks of all of them (already labelled)")
+    ap.add_argument("--label-only", action="store_true",
+                    help="write the labelled chunks and stop, without fitting (OUT is not written)")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--lr", type=float, default=0.0005)
     ap.add_argument("--batch", type=int, default=256)
@@ -204,13 +239,21 @@ def main(argv=None) -> int:
     except (CheckpointError, ValueError) as e:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
-    folder = Path(args.data) if args.data else out.with_name(out.name + ".data")
+    folders = [Path(d) for d in args.data] if args.data else [out.with_name(out.name + ".data")]
     try:
-        files = label_chunks(agent, folder, args.positions, args.seed, args.chunk, not args.no_progress,
-                             all_plays=args.all_plays, ply=args.ply)
+        if len(folders) > 1 and args.label_only:
+            raise ValueError("--label-only writes one --data folder, not several")
+        if len(folders) == 1:
+            files = label_chunks(agent, folders[0], args.positions, args.seed, args.chunk, not args.no_progress,
+                                 all_plays=args.all_plays, ply=args.ply)
+        else:
+            files = labelled_chunks(folders, args.positions, args.ply)
     except ValueError as e:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
+    if args.label_only:
+        print(f"distill_ply1: {len(files)} chunks of {args.ply}-ply labels in {folders[0]}")
+        return 0
     report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
     new = {k: v for k, v in student_data.items() if k != "path"}
     new["net"] = student.scorer.net.state_dict()

@@ -92,3 +92,38 @@ def test_every_play_labels_and_a_wider_student(tmp_path, capsys):
                        "train.games=2", "model.features=td198", "model.phases=single", "model.bearoff=false"]) == 0
     assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--student", str(raw_dir / "ckpt" / "r" / "latest.pt")]) == 2
     assert "feature set" in capsys.readouterr().err
+
+
+def test_labelling_apart_from_the_fit_and_a_fit_to_several_folders(tmp_path, capsys):
+    """--label-only writes a folder's chunks and no checkpoint; --data given twice fits to the
+    chunks of both (the labellers of two cores), and refuses folders that hold too few labels,
+    another ply's labels, or labelling into several folders at once."""
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    common = ["--chunk", "100", "--no-progress", "--all-plays"]
+    for seed, folder in ((11, "a"), (12, "b")):
+        assert distill_ply1.main([str(src), str(tmp_path / "unused.pt"), "--positions", "200", "--seed", str(seed),
+                                  "--data", str(tmp_path / folder), "--label-only", *common]) == 0
+        assert len(list((tmp_path / folder).glob("chunk*.npz"))) == 2
+    assert not (tmp_path / "unused.pt").exists()
+    with np.load(tmp_path / "a" / "chunk0000.npz") as za, np.load(tmp_path / "b" / "chunk0000.npz") as zb:
+        assert za["boards"].shape != zb["boards"].shape or (za["boards"] != zb["boards"]).any()   # their own seeds
+    out = tmp_path / "both.pt"
+    stamp = {p: p.stat().st_mtime_ns for p in tmp_path.glob("[ab]/chunk*.npz")}
+    assert distill_ply1.main([str(src), str(out), "--positions", "400", "--data", str(tmp_path / "a"),
+                              "--data", str(tmp_path / "b"), "--epochs", "1", "--batch", "32", *common]) == 0
+    rep = load_checkpoint(out)["distilled"]
+    assert rep["samples"] + rep["held_out"] == 400                  # all four chunks, two folders
+    assert {p: p.stat().st_mtime_ns for p in stamp} == stamp        # nothing relabelled
+    capsys.readouterr()
+    two = ["--data", str(tmp_path / "a"), "--data", str(tmp_path / "b")]
+    assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--positions", "500", *two, *common]) == 2
+    assert "hold 400 labels, fewer than --positions 500" in capsys.readouterr().err
+    assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--positions", "400", "--ply", "0", *two, *common]) == 2
+    assert "holds 1-ply labels" in capsys.readouterr().err
+    assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--label-only", *two, *common]) == 2
+    assert distill_ply1.main([str(src), str(tmp_path / "x.pt"), "--data", str(tmp_path / "a"),
+                              "--data", str(tmp_path / "nowhere"), *common]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "not several" in err[0] and "is not a folder" in err[1]
+    assert not (tmp_path / "x.pt").exists()
