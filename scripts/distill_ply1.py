@@ -25,6 +25,10 @@ its own --seed and DIR), and a later run given `--data` several times fits to al
 chunks together, in the order given, up to --positions (folders given together must already
 hold that many; nothing is labelled then).
 
+`--explore E` makes a share E of the teacher's plays in the labelled games random (its
+positions then reach places its own play seldom goes, such as a side closed out with most of
+its checkers off); such chunks may be fitted together with the others.
+
 `--student S.pt` fits another net to the labels (another shape, e.g. a wider one made with
 `abak-rl train model.hidden=256 train.games=1`; the same variant and feature set), and OUT is
 that checkpoint with its fitted weights. The teacher may be an ensemble. `--ply 0` labels with
@@ -76,9 +80,11 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
-                 all_plays: bool = False, ply: int = 1) -> list[Path]:
+                 all_plays: bool = False, ply: int = 1, explore: float = 0.0) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
-    teacher's `ply`-level values (a reused chunk of another ply is an error, not a silent mix)."""
+    teacher's `ply`-level values (a reused chunk of another ply is an error, not a silent mix).
+    With `explore` > 0 the teacher's games make that share of their plays at random, which takes
+    them to positions its own play seldom reaches (recorded in the chunk)."""
     from tqdm import tqdm
 
     from abak_rl.train.selfplay import SelfPlay
@@ -93,7 +99,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             rng = np.random.default_rng(seed * 1_000_003 + k)
             boards, again, n = [], [], 0
             while n < chunk:
-                done = play.step(scorer)
+                done = play.step(scorer, explore)
                 T = done.boards.shape[1]                     # each game's final row is its result
                 played = np.arange(T)[None, :] < (done.length - 1)[:, None]
                 rows, turn = done.boards[played], done.again[played]
@@ -110,7 +116,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             b, a = b[pick], a[pick]
             target = agent.values(b, a, ply).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply))
+            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply), explore=np.float64(explore))
             tmp.replace(path)                                # a chunk is whole or absent
         n, had = chunk_ply(path)
         if had != ply:
@@ -127,6 +133,16 @@ def chunk_ply(path: Path) -> tuple[int, int]:
     """(afterstates, ply) of a chunk file; chunks written before plies were recorded are 1-ply."""
     with np.load(path) as z:
         return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
+
+
+def explored_labels(files: list[Path]) -> int:
+    """How many of the chunks' labels come from games with random plays (--explore)."""
+    n = 0
+    for path in files:
+        with np.load(path) as z:
+            if "explore" in z.files and float(z["explore"]) > 0:
+                n += int(z["boards"].shape[0])
+    return n
 
 
 def labelled_chunks(folders: list[Path], positions: int, ply: int) -> list[Path]:
@@ -210,10 +226,15 @@ def main(argv=None) -> int:
                     help="the teacher's values to learn: 1-ply (default) or 0-ply (a plain copy, for comparison)")
     ap.add_argument("--all-plays", action="store_true",
                     help="label every legal play of a random roll from each position met, not only the play made")
+    ap.add_argument("--explore", type=float, default=0.0,
+                    help="share of the teacher's plays made at random in the labelled games (0 to 1): "
+                         "positions its own play seldom reaches")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
     bad = check_fit_args("distill_ply1", args, ("positions", "epochs", "batch", "chunk"))
+    if bad is None and not 0 <= args.explore <= 1:
+        bad = "distill_ply1: --explore must be between 0 and 1"
     if bad:
         print(bad, file=sys.stderr)
         return 2
@@ -245,7 +266,7 @@ def main(argv=None) -> int:
             raise ValueError("--label-only writes one --data folder, not several")
         if len(folders) == 1:
             files = label_chunks(agent, folders[0], args.positions, args.seed, args.chunk, not args.no_progress,
-                                 all_plays=args.all_plays, ply=args.ply)
+                                 all_plays=args.all_plays, ply=args.ply, explore=args.explore)
         else:
             files = labelled_chunks(folders, args.positions, args.ply)
     except ValueError as e:
@@ -259,6 +280,7 @@ def main(argv=None) -> int:
     new["net"] = student.scorer.net.state_dict()
     new["distilled"] = {"from": str(data["path"]), "ply": args.ply, "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
+                        "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}
     save_checkpoint(out, new)
     print(f"distill_ply1: wrote {out}")

@@ -127,3 +127,27 @@ def test_labelling_apart_from_the_fit_and_a_fit_to_several_folders(tmp_path, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "not several" in err[0] and "is not a folder" in err[1]
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_explored_games_reach_other_positions_and_are_recorded(tmp_path, capsys):
+    """--explore E: the labelled games make random plays, so their positions differ from the
+    teacher's own games of the same seed; the chunk records E, a fit over both kinds counts the
+    explored labels, and an E outside [0, 1] is refused in one line."""
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    common = ["--positions", "100", "--chunk", "100", "--no-progress", "--all-plays", "--label-only", "--seed", "5"]
+    assert distill_ply1.main([str(src), str(tmp_path / "u.pt"), "--data", str(tmp_path / "own"), *common]) == 0
+    assert distill_ply1.main([str(src), str(tmp_path / "u.pt"), "--data", str(tmp_path / "wild"), "--explore", "0.5",
+                              *common]) == 0
+    with np.load(tmp_path / "own" / "chunk0000.npz") as a, np.load(tmp_path / "wild" / "chunk0000.npz") as b:
+        assert float(a["explore"]) == 0 and float(b["explore"]) == 0.5
+        own = {r.tobytes() for r in a["boards"]}
+        assert sum(r.tobytes() not in own for r in b["boards"]) > 50
+    out = tmp_path / "both.pt"
+    assert distill_ply1.main([str(src), str(out), "--positions", "200", "--chunk", "100", "--no-progress",
+                              "--data", str(tmp_path / "own"), "--data", str(tmp_path / "wild"), "--epochs", "1",
+                              "--batch", "16"]) == 0
+    assert load_checkpoint(out)["distilled"]["explored_labels"] == 100
+    capsys.readouterr()
+    assert distill_ply1.main([str(src), str(out), "--explore", "1.5"]) == 2
+    assert capsys.readouterr().err.strip() == "distill_ply1: --explore must be between 0 and 1"
