@@ -278,6 +278,8 @@ def main(argv=None) -> int:
     report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
     new = {k: v for k, v in student_data.items() if k != "path"}
     new["net"] = student.scorer.net.state_dict()
+    if args.student:           # a new net: named after OUT (its folder for a run's latest.pt), not the fresh run
+        new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     new["distilled"] = {"from": str(data["path"]), "ply": args.ply, "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),

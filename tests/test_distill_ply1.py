@@ -151,3 +151,27 @@ def test_explored_games_reach_other_positions_and_are_recorded(tmp_path, capsys)
     capsys.readouterr()
     assert distill_ply1.main([str(src), str(out), "--explore", "1.5"]) == 2
     assert capsys.readouterr().err.strip() == "distill_ply1: --explore must be between 0 and 1"
+
+
+def test_a_students_card_names_it_and_says_how_it_was_fitted(tmp_path):
+    """A student written as RUN/latest.pt is named RUN (not after the fresh run it started from),
+    and its export's card carries the `distilled` record: teacher, labels, fit, losses."""
+    import distill_ply1
+
+    from abak_rl.export.exporters import export_checkpoint
+    from abak_rl.train.run import main as train_main
+    from test_train import TINY
+    src = _trained_expert_net(tmp_path)
+    assert train_main([f"runs_dir={tmp_path}/w/runs", f"checkpoints_dir={tmp_path}/w/ckpt", "run=fresh", *TINY,
+                       "train.games=2", "model.phases=contact_race", "model.features=expert", "model.hidden=12"]) == 0
+    out = tmp_path / "my-student" / "latest.pt"
+    out.parent.mkdir()
+    assert distill_ply1.main([str(src), str(out), "--positions", "200", "--chunk", "200", "--epochs", "1",
+                              "--batch", "32", "--no-progress", "--all-plays",
+                              "--student", str(tmp_path / "w" / "ckpt" / "fresh" / "latest.pt")]) == 0
+    assert load_checkpoint(out)["config"]["run"] == "my-student"
+    card = export_checkpoint(str(out), ["safetensors"], str(tmp_path / "exp"), verify=0)
+    assert card["name"] == "my-student"
+    d = card["training"]["distilled"]
+    assert d["from"] == str(src) and d["ply"] == 1 and d["all_plays"] and d["samples"] + d["held_out"] == 200
+    assert d["loss_epoch1"] < d["loss_before"]

@@ -185,6 +185,7 @@ def model_card(data: dict, fs, files: dict[str, Path] | None = None) -> dict:
             "states": counters.get("states"),
             "seconds": counters.get("seconds"),
             "config": config,
+            **({"distilled": data["distilled"]} if data.get("distilled") else {}),
         },
         "evaluation": {
             "latest": history[-1] if history else None,
