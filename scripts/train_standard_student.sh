@@ -13,7 +13,7 @@
 # 4. The fit: all the labels, 8 epochs, Adam at lr 0.003 falling to 0, into
 #    $CHECKPOINTS_DIR/std-stu/latest.pt (a full checkpoint: agent=checkpoint:..., export, hint).
 # Self-play data only: GNU Backgammon is not used (the teacher's periodic evaluations aside).
-# Environment: POSITIONS [4000000], LABELLERS [2], HIDDEN [256], CHECKPOINTS_DIR [checkpoints],
+# Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], CHECKPOINTS_DIR [checkpoints],
 # RUNS_DIR [runs], GAMES [the teacher's games per member]; extra arguments go to the teacher's
 # `abak-rl train`. docs/training.md ("A teacher and a student") and docs/BENCHMARKS.md.
 set -euo pipefail
@@ -22,7 +22,7 @@ PYTHON=${PYTHON:-.venv/bin/python}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 export CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
 export RUNS_DIR=${RUNS_DIR:-runs}
-POSITIONS=${POSITIONS:-4000000}
+POSITIONS=${POSITIONS:-4800000}
 LABELLERS=${LABELLERS:-2}
 HIDDEN=${HIDDEN:-256}
 case $POSITIONS$LABELLERS$HIDDEN in
