@@ -14,6 +14,17 @@ ROOT = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
 SHIPPED = [v for v in VARIANT_NAMES if (ROOT / v / "model_card.json").exists()]
 
 
+def _baseline_plays(name, variant="standard", games=16):
+    """The named baseline `name` loads by its agent spec and beats the random bot; returns it."""
+    from abak_rl.agents.registry import make_agent
+    v = get_variant(variant)
+    agent = make_agent(name, v)
+    assert agent.name == name
+    r = play_games(v, [agent, RandomAgent(3)], games, seed=5)
+    assert (r.winner == 0).mean() >= 0.75
+    return agent
+
+
 def test_the_classic_variants_ship_a_net():
     assert {"standard", "nackgammon", "acey_deucey"} <= set(SHIPPED)
 
@@ -47,31 +58,21 @@ def test_the_standard_net_is_a_2x256_student_of_expert2_phase_nets_distilled_fro
 
 def test_the_teacher_pair_shipped_before_is_kept_as_a_named_baseline_opponent():
     pytest.importorskip("onnxruntime")
-    from abak_rl.agents.registry import make_agent
     base = json.loads((ROOT / "baselines" / "std_ens2" / "model_card.json").read_text())
     net = base["network"]
     assert net["type"] == "ensemble" and net["n_members"] == 2 and net["bearoff"]
     members = base["training"]["config"]["ensemble"]["members"]
     assert [m["run"] for m in members] == ["std-l2", "std-l2b"]
     assert [m["config"]["train"].get("loss", "mse") for m in members] == ["mse", "bce"]
-    v = get_variant("standard")
-    agent = make_agent("std_ens2", v)
-    assert agent.name == "std_ens2"
-    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
-    assert (r.winner == 0).mean() >= 0.75
+    _baseline_plays("std_ens2")
 
 
 def test_the_ensemble_shipped_before_that_is_kept_as_a_named_baseline_opponent():
     pytest.importorskip("onnxruntime")
-    from abak_rl.agents.registry import make_agent
     base = json.loads((ROOT / "baselines" / "std_l2l3" / "model_card.json").read_text())
     assert base["network"]["type"] == "ensemble"
     assert [m["layers"] for m in base["network"]["members"]] == [2, 3]
-    v = get_variant("standard")
-    agent = make_agent("std_l2l3", v)
-    assert agent.name == "std_l2l3"
-    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
-    assert (r.winner == 0).mean() >= 0.75
+    _baseline_plays("std_l2l3")
 
 
 def test_the_abak_net_uses_abak_expert_inputs_and_phase_nets_and_records_its_figures():
@@ -84,26 +85,16 @@ def test_the_abak_net_uses_abak_expert_inputs_and_phase_nets_and_records_its_fig
 
 def test_std60_is_kept_as_a_named_baseline_opponent():
     pytest.importorskip("onnxruntime")
-    from abak_rl.agents.registry import make_agent
-    v = get_variant("standard")
-    agent = make_agent("std60", v)
-    assert agent.name == "std60" and agent.model.features.name == "td198"
-    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
-    assert (r.winner == 0).mean() >= 0.75
+    assert _baseline_plays("std60").model.features.name == "td198"
 
 
 @pytest.mark.parametrize("name,features,layers", [("std_expert", "expert", 1), ("std_e2z", "expert2", 1),
                                                    ("std_l2", "expert2", 2)])
 def test_earlier_standard_nets_are_kept_as_named_baseline_opponents(name, features, layers):
     pytest.importorskip("onnxruntime")
-    from abak_rl.agents.registry import make_agent
-    v = get_variant("standard")
-    agent = make_agent(name, v)
-    assert agent.name == name and agent.model.features.name == features
+    assert _baseline_plays(name).model.features.name == features
     base = json.loads((ROOT / "baselines" / name / "model_card.json").read_text())
     assert base["network"]["layers"] == layers
-    r = play_games(v, [agent, RandomAgent(3)], 16, seed=5)
-    assert (r.winner == 0).mean() >= 0.75
 
 
 def test_abak60_is_kept_as_a_named_baseline_opponent():
