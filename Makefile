@@ -32,8 +32,12 @@ gnubg:
 	    || echo "could not install gnubg: the tests that need it will skip"; \
 	else echo "gnubg is not installed (installing it needs root and apt-get): the tests that need it will skip"; fi
 
+# The suite runs on every core (pytest-xdist, -n auto), each test file in one worker (--dist
+# loadfile: a file's shared fixtures, such as the Ray instance, start once); TESTS_N=0 runs it
+# in one process.
+TESTS_N ?= auto
 test: $(STAMP) gnubg
-	$(BIN)/python -m pytest -rs $(ARGS)
+	$(BIN)/python -m pytest -rs -n $(TESTS_N) --dist loadfile $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_movegen.py $(ARGS)

@@ -38,6 +38,9 @@ needs_ray = pytest.mark.skipif(ray is None, reason="Ray is not installed (pip in
 
 TINY = ["model.hidden=8", "train.batch_games=16", "train.batch_states=32", "eval.every=0",
         "eval.final_games=0", "train.checkpoint_every=0", "progress=false", "threads=1"]
+# the Ray runs: more games in lockstep per actor, so that the games a test needs finish in fewer
+# (overhead-bound) steps
+FAST = ["train.batch_games=64"]
 
 
 def base_cfg(*extra, executor="local", **ray_keys):
@@ -145,7 +148,7 @@ def ray_cluster():
 def test_ray_learner_loop_trains_and_replaces_a_killed_actor(ray_cluster):
     """run.py's calls (step, push_games, td_update) against the RayExecutor, ~150 games."""
     from abak_rl.train.ray_executor import RayExecutor
-    cfg = base_cfg(executor="ray")
+    cfg = base_cfg(*FAST, executor="ray")
     variant, scorer, opt = learner(cfg)
     play = make_executor(cfg, variant, scorer)
     assert isinstance(play, RayExecutor) and not play.started_ray
@@ -213,7 +216,7 @@ def test_cli_default_is_local_and_bad_executor_is_a_clear_error(capsys, monkeypa
 
 def test_cli_train_executor_ray_survives_a_killed_actor_and_resumes(ray_cluster, tmp_path, capsys):
     from abak_rl.train.ray_executor import live_executors
-    cfg = runmod.prepare_config(_cli(tmp_path, "executor=ray", "ray.workers=2", "train.games=300",
+    cfg = runmod.prepare_config(_cli(tmp_path, *FAST, "executor=ray", "ray.workers=2", "train.games=300",
                                      "train.checkpoint_every=100", "train.epsilon=0.05"))
     seen = {}
 
