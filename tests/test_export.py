@@ -182,6 +182,17 @@ def test_export_records_measured_results_in_the_card(tmp_path):
     assert export_main(args + [f"out={tmp_path / 'o'}", f"measured={tmp_path / 'r.json'}"]) == 0
     card = json.loads((tmp_path / "o" / "model_card.json").read_text())
     assert card["measured"] == [{k: v for k, v in result.items() if k != "seconds"}]
+    # a match result (evaluate ... match_length=7) is recorded by its match wins
+    match = {"agent": "checkpoint:c.pt", "opponent": "gnubg:plies=0", "variant": "standard", "seed": 4,
+             "cube": "match", "match_length": 7, "matches": 1000, "match_win_rate": 0.502,
+             "match_win_rate_ci95": 0.031, "games_played": 4519, "cube_ply": 0, "seconds": 970.6}
+    (tmp_path / "m.json").write_text(json.dumps(match))
+    assert export_main(args + [f"out={tmp_path / 'm'}", f"measured={tmp_path / 'r.json'},{tmp_path / 'm.json'}"]) == 0
+    card = json.loads((tmp_path / "m" / "model_card.json").read_text())
+    assert card["measured"][1] == {k: v for k, v in match.items() if k not in ("seconds", "cube")}
+    (tmp_path / "half.json").write_text(json.dumps({k: v for k, v in match.items() if k != "matches"}))
+    assert export_main(args + [f"out={tmp_path / 'h'}", f"measured={tmp_path / 'half.json'}"]) == 2
+    assert not (tmp_path / "h").exists()
 
 
 def test_parse_formats():

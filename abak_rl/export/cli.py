@@ -28,7 +28,8 @@ EXPORT_HELP = """usage: abak-rl export checkpoint=<file or run folder> format=<f
   verify=      positions from random games on which every written file is checked against the
                PyTorch net to 1e-5 (default 200; 0 = skip)
   measured=    `abak-rl evaluate ... out=FILE` results, comma-separated, recorded in the card's
-               `measured` field (opponent, games, seed, ppg with its 95% interval, win rate)
+               `measured` field (opponent, games, seed, ppg with its 95% interval, win rate; a
+               match result by its match wins)
 
 The model card (model_card.json) records the variant, the feature set (name, version, input
 size), the meaning and order of the five outputs, the network's shape, the training config,

@@ -338,6 +338,9 @@ def verify_export(out: Path, files: dict[str, Path], net, fs, variant, n: int, s
 
 MEASURED_KEYS = ("agent", "opponent", "variant", "games", "seed", "ppg", "ppg_ci95", "win_rate",
                  "win_rate_ci95", "gammon_rate", "lose_gammon_rate")
+# a match result (`abak-rl evaluate ... match_length=N`) says how many matches it won, not ppg
+MATCH_KEYS = ("agent", "opponent", "variant", "seed", "match_length", "matches", "match_win_rate",
+              "match_win_rate_ci95", "games_played", "cube_ply", "met", "agent_cube", "opponent_cube")
 
 
 def read_measured(paths) -> list[dict]:
@@ -352,9 +355,14 @@ def read_measured(paths) -> list[dict]:
             raise ValueError(f"measured={path}: not JSON ({e.msg}, line {e.lineno})") from None
         except UnicodeDecodeError:
             raise ValueError(f"measured={path}: not JSON (not even text)") from None
+        if isinstance(d, dict) and {"opponent", "match_length", "matches", "match_win_rate",
+                                    "match_win_rate_ci95"} <= d.keys():
+            out.append({k: d[k] for k in MATCH_KEYS if k in d})
+            continue
         if not isinstance(d, dict) or not {"opponent", "games", "ppg", "ppg_ci95"} <= d.keys():
             raise ValueError(f"measured={path}: not an `abak-rl evaluate` result (needs opponent, games, "
-                             f"ppg, ppg_ci95)")
+                             f"ppg, ppg_ci95; or a match result's match_length, matches, "
+                             f"match_win_rate, match_win_rate_ci95)")
         out.append({k: d[k] for k in MEASURED_KEYS if k in d})
     return out
 
