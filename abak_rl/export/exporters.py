@@ -341,6 +341,9 @@ MEASURED_KEYS = ("agent", "opponent", "variant", "games", "seed", "ppg", "ppg_ci
 # a match result (`abak-rl evaluate ... match_length=N`) says how many matches it won, not ppg
 MATCH_KEYS = ("agent", "opponent", "variant", "seed", "match_length", "matches", "match_win_rate",
               "match_win_rate_ci95", "games_played", "cube_ply", "met", "agent_cube", "opponent_cube")
+# each kind of `abak-rl evaluate` result: the keys that identify it, and those the card keeps
+RESULT_KINDS = (({"opponent", "match_length", "matches", "match_win_rate", "match_win_rate_ci95"}, MATCH_KEYS),
+                ({"opponent", "games", "ppg", "ppg_ci95"}, MEASURED_KEYS))
 
 
 def read_measured(paths) -> list[dict]:
@@ -355,15 +358,12 @@ def read_measured(paths) -> list[dict]:
             raise ValueError(f"measured={path}: not JSON ({e.msg}, line {e.lineno})") from None
         except UnicodeDecodeError:
             raise ValueError(f"measured={path}: not JSON (not even text)") from None
-        if isinstance(d, dict) and {"opponent", "match_length", "matches", "match_win_rate",
-                                    "match_win_rate_ci95"} <= d.keys():
-            out.append({k: d[k] for k in MATCH_KEYS if k in d})
-            continue
-        if not isinstance(d, dict) or not {"opponent", "games", "ppg", "ppg_ci95"} <= d.keys():
+        keep = next((kept for needed, kept in RESULT_KINDS if isinstance(d, dict) and needed <= d.keys()), None)
+        if keep is None:
             raise ValueError(f"measured={path}: not an `abak-rl evaluate` result (needs opponent, games, "
                              f"ppg, ppg_ci95; or a match result's match_length, matches, "
                              f"match_win_rate, match_win_rate_ci95)")
-        out.append({k: d[k] for k in MEASURED_KEYS if k in d})
+        out.append({k: d[k] for k in keep if k in d})
     return out
 
 
