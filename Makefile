@@ -34,10 +34,10 @@ gnubg:
 
 # The suite runs on every core (pytest-xdist, -n auto), each test file in one worker (--dist
 # loadfile: a file's shared fixtures, such as the Ray instance, start once); TESTS_N=0 runs it
-# in one process.
+# in one process. Files go out in collection order, the longest first (tests/conftest.py).
 TESTS_N ?= auto
 test: $(STAMP) gnubg
-	$(BIN)/python -m pytest -rs -n $(TESTS_N) --dist loadfile $(ARGS)
+	$(BIN)/python -m pytest -rs -n $(TESTS_N) --dist loadfile --no-loadscope-reorder $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_movegen.py $(ARGS)

@@ -33,7 +33,10 @@ its checkers off); such chunks may be fitted together with the others.
 `abak-rl train model.hidden=256 train.games=1`; the same variant and feature set), and OUT is
 that checkpoint with its fitted weights. The teacher may be an ensemble. `--ply 0` labels with
 the teacher's 0-ply values instead (a student that copies the teacher: the control for what
-the 1-ply labels add; the same --seed gives the same positions). Otherwise OUT is the
+the 1-ply labels add; the same --seed gives the same positions); `--ply 2` with its 2-ply values
+(the next player's 21 rolls, each answered by its best play chosen and valued at 1-ply after
+the reply filter of agents/search.py), a better teacher at about 40 times the cost of a 1-ply
+label: use a smaller `--chunk`. Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -53,19 +56,28 @@ import torch  # noqa: E402
 CHUNK = 50_000
 
 
-def plays_of(scorer, before: np.ndarray, rng) -> np.ndarray:
+def plays_of(scorer, before: np.ndarray, rng, top: int | None = None) -> np.ndarray:
     """Every legal play of one random roll from each position `before` (the mover's view),
-    except afterstates whose value is exact (game over; bear-offs with the database)."""
+    except afterstates whose value is exact (game over; bear-offs with the database); with
+    `top`, only each roll's `top` best plays by the teacher's 0-ply equity, the plays a choice
+    is really between (so a costly label is spent where it can change a pick)."""
+    from abak_rl.agents.search import MoveFilter
+    from abak_rl.model.outcomes import equity
     dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
-    b = scorer.variant.legal_afterstates(before, dice).boards
-    return b[~scorer.exact_mask(b)]
+    after = scorer.variant.legal_afterstates(before, dice)
+    live = ~scorer.exact_mask(after.boards)
+    b, parent = after.boards[live], after.parent[live]
+    if top is not None and len(b):
+        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
+        b = b[MoveFilter(top, None).keep(eq, parent, len(before))]
+    return b
 
 
-def every_play(scorer, rows: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+def every_play(scorer, rows: np.ndarray, rng, top: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """plays_of the positions that follow `rows` (afterstates of a variant without extra turns:
     the next player's position is the flip), with their `again` flags (all False)."""
     v = scorer.variant
-    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng)
+    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng, top)
     return b, np.zeros(len(b), dtype=bool)
 
 
@@ -80,7 +92,8 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
-                 all_plays: bool = False, ply: int = 1, explore: float = 0.0) -> list[Path]:
+                 all_plays: bool = False, ply: int = 1, explore: float = 0.0,
+                 top: int | None = None) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
     teacher's `ply`-level values (a reused chunk of another ply is an error, not a silent mix).
     With `explore` > 0 the teacher's games make that share of their plays at random, which takes
@@ -104,7 +117,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
                 played = np.arange(T)[None, :] < (done.length - 1)[:, None]
                 rows, turn = done.boards[played], done.again[played]
                 if all_plays:
-                    rows, turn = every_play(scorer, rows, rng)
+                    rows, turn = every_play(scorer, rows, rng, top)
                 else:
                     live = ~scorer.exact_mask(rows)
                     rows, turn = rows[live], turn[live]
@@ -116,7 +129,8 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             b, a = b[pick], a[pick]
             target = agent.values(b, a, ply).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply), explore=np.float64(explore))
+            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply), explore=np.float64(explore),
+                     top=np.int64(top or 0))
             tmp.replace(path)                                # a chunk is whole or absent
         n, had = chunk_ply(path)
         if had != ply:
@@ -145,9 +159,18 @@ def explored_labels(files: list[Path]) -> int:
     return n
 
 
-def labelled_chunks(folders: list[Path], positions: int, ply: int) -> list[Path]:
+def labels_by_ply(files: list[Path]) -> dict[str, int]:
+    """How many of the chunks' labels are of each ply, {"1": 4800000, "2": 100000}."""
+    out: dict[str, int] = {}
+    for path in files:
+        n, ply = chunk_ply(path)
+        out[str(ply)] = out.get(str(ply), 0) + n
+    return out
+
+
+def labelled_chunks(folders: list[Path], positions: int, ply: int | None) -> list[Path]:
     """The chunks already in `folders` (in that order), up to `positions` afterstates, all of
-    `ply`-level labels; too few labels is an error, not a smaller fit."""
+    `ply`-level labels (None: any, a mix of depths); too few labels is an error, not a smaller fit."""
     files, have = [], 0
     for folder in folders:
         if not folder.is_dir():
@@ -156,8 +179,8 @@ def labelled_chunks(folders: list[Path], positions: int, ply: int) -> list[Path]
             if have >= positions:
                 return files
             n, had = chunk_ply(path)
-            if had != ply:
-                raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply")
+            if ply is not None and had != ply:
+                raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply (--any-ply fits a mix)")
             files.append(path)
             have += n
     if have < positions:
@@ -220,21 +243,34 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=0.0005)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--seed", type=int, default=101)
-    ap.add_argument("--chunk", type=int, default=CHUNK, help=argparse.SUPPRESS)
+    ap.add_argument("--chunk", type=int, default=CHUNK,
+                    help="afterstates per chunk file, the unit a stopped labeller resumes from "
+                         "(default 50,000; smaller for the slow 2-ply labels)")
     ap.add_argument("--no-progress", action="store_true")
-    ap.add_argument("--ply", type=int, default=1, choices=(0, 1),
-                    help="the teacher's values to learn: 1-ply (default) or 0-ply (a plain copy, for comparison)")
+    ap.add_argument("--ply", type=int, default=1, choices=(0, 1, 2),
+                    help="the teacher's values to learn: 1-ply (default), 2-ply (about 40 times the "
+                         "cost of a 1-ply label) or 0-ply (a plain copy, for comparison)")
     ap.add_argument("--all-plays", action="store_true",
                     help="label every legal play of a random roll from each position met, not only the play made")
     ap.add_argument("--explore", type=float, default=0.0,
                     help="share of the teacher's plays made at random in the labelled games (0 to 1): "
                          "positions its own play seldom reaches")
+    ap.add_argument("--any-ply", action="store_true",
+                    help="fit to the --data folders' chunks whatever their ply (e.g. 2-ply labels "
+                         "with 1-ply ones); the checkpoint records how many of each")
+    ap.add_argument("--top", type=int, default=None,
+                    help="with --all-plays: label only each roll's TOP best plays by the teacher's "
+                         "0-ply equity (the plays a choice is between), not every legal play")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
     bad = check_fit_args("distill_ply1", args, ("positions", "epochs", "batch", "chunk"))
     if bad is None and not 0 <= args.explore <= 1:
         bad = "distill_ply1: --explore must be between 0 and 1"
+    if bad is None and args.any_ply and (args.label_only or not args.data or len(args.data) < 2):
+        bad = "distill_ply1: --any-ply fits several --data folders already labelled (not with --label-only)"
+    if bad is None and args.top is not None and (args.top < 1 or not args.all_plays):
+        bad = "distill_ply1: --top must be at least 1, and needs --all-plays"
     if bad:
         print(bad, file=sys.stderr)
         return 2
@@ -266,9 +302,9 @@ def main(argv=None) -> int:
             raise ValueError("--label-only writes one --data folder, not several")
         if len(folders) == 1:
             files = label_chunks(agent, folders[0], args.positions, args.seed, args.chunk, not args.no_progress,
-                                 all_plays=args.all_plays, ply=args.ply, explore=args.explore)
+                                 all_plays=args.all_plays, ply=args.ply, explore=args.explore, top=args.top)
         else:
-            files = labelled_chunks(folders, args.positions, args.ply)
+            files = labelled_chunks(folders, args.positions, None if args.any_ply else args.ply)
     except ValueError as e:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
@@ -280,7 +316,8 @@ def main(argv=None) -> int:
     new["net"] = student.scorer.net.state_dict()
     if args.student:           # a new net: named after OUT (its folder for a run's latest.pt), not the fresh run
         new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
-    new["distilled"] = {"from": str(data["path"]), "ply": args.ply, "positions": args.positions, "epochs": args.epochs,
+    new["distilled"] = {"from": str(data["path"]), "ply": "mixed" if args.any_ply else args.ply,
+                        "labels_by_ply": labels_by_ply(files), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

@@ -175,3 +175,52 @@ def test_a_students_card_names_it_and_says_how_it_was_fitted(tmp_path):
     d = card["training"]["distilled"]
     assert d["from"] == str(src) and d["ply"] == 1 and d["all_plays"] and d["samples"] + d["held_out"] == 200
     assert d["loss_epoch1"] < d["loss_before"]
+
+
+def test_top_plays_at_two_ply(tmp_path, capsys):
+    """--top K keeps only each roll's K best plays by the teacher's 0-ply equity (checked against
+    a plain per-position selection), and --ply 2 labels them with the teacher's 2-ply values;
+    --top without --all-plays is refused in one line."""
+    import distill_ply1
+
+    from abak_rl.model.outcomes import equity
+    src = _trained_expert_net(tmp_path)
+    agent = load_neural_agent(src, "standard")
+    scorer, v = agent.scorer, agent.scorer.variant
+    before = np.repeat(v.initial_boards(1), 6, axis=0)
+    got = distill_ply1.plays_of(scorer, before, np.random.default_rng(3), top=3)
+    rng = np.random.default_rng(3)
+    dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    after = v.legal_afterstates(before, dice)
+    want = []
+    for j in range(len(before)):
+        b = after.boards[after.parent == j]
+        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
+        want.append(b[np.argsort(-eq, kind="stable")[:3]])
+    want = np.concatenate(want)
+    assert len(got) == len(want) < len(after.boards)
+    assert sorted(map(bytes, got)) == sorted(map(bytes, want))
+    out = tmp_path / "p2.pt"
+    assert distill_ply1.main([str(src), str(out), "--positions", "12", "--chunk", "12", "--label-only",
+                              "--all-plays", "--top", "2", "--ply", "2", "--no-progress"]) == 0
+    with np.load(tmp_path / "p2.pt.data" / "chunk0000.npz") as z:
+        assert int(z["ply"]) == 2 and int(z["top"]) == 2 and len(z["boards"]) == 12
+        np.testing.assert_allclose(z["target"][:4], agent.values(z["boards"][:4], z["again"][:4], 2), atol=1e-6)
+    capsys.readouterr()
+    assert distill_ply1.main([str(src), str(out), "--top", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["distill_ply1: --top must be at least 1, and needs --all-plays"]
+    # --any-ply fits 2-ply and 1-ply folders together and records each ply's count; without it
+    # the mix is refused
+    one = tmp_path / "p1"
+    assert distill_ply1.main([str(src), str(tmp_path / "u.pt"), "--positions", "12", "--chunk", "12",
+                              "--label-only", "--all-plays", "--data", str(one), "--no-progress"]) == 0
+    fit = [str(src), str(tmp_path / "mix.pt"), "--data", str(tmp_path / "p2.pt.data"), "--data", str(one),
+           "--positions", "24", "--epochs", "1", "--batch", "8", "--no-progress"]
+    capsys.readouterr()
+    assert distill_ply1.main(fit) == 2
+    assert "--any-ply fits a mix" in capsys.readouterr().err
+    assert distill_ply1.main(fit + ["--any-ply"]) == 0
+    rec = load_checkpoint(tmp_path / "mix.pt")["distilled"]
+    assert rec["ply"] == "mixed" and rec["labels_by_ply"] == {"2": 12, "1": 12}
+    assert distill_ply1.main(fit[:2] + ["--any-ply"]) == 2

@@ -49,15 +49,18 @@ def from_gnubg(mover, other) -> np.ndarray:
 PLIES = (0, 1, 2)
 
 
-def afterstate_probs(boards: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
-    """gnubg-nn's 0-ply five probabilities of standard afterstates, from the side that made
-    them: the evaluator interface of agents/search.py, so our search can run over gnubg's net
-    (scripts/search_vs_gnubg.py compares that with gnubg's own search). `again` is unused:
-    standard backgammon has no extra turns."""
+def afterstate_probs(boards: np.ndarray, again: np.ndarray | None = None, plies: int = 0) -> np.ndarray:
+    """gnubg-nn's five probabilities of standard afterstates at `plies` (0 by default), from the
+    side that made them: the evaluator interface of agents/search.py, so our search can run over
+    gnubg's net (scripts/search_vs_gnubg.py compares that with gnubg's own search), and a judge
+    of other evaluations (scripts/label_quality.py). `again` is unused: standard backgammon has
+    no extra turns."""
+    if plies not in PLIES:
+        raise ValueError(f"gnubg-nn searches 0, 1 or 2 plies, not {plies!r}")
     from ..model.outcomes import swap_perspective_np
     g = _gnubg()
     nxt = cb.flip(np.asarray(boards))      # the side to roll next: gnubg's player on roll
-    p = np.array([g.probabilities(to_gnubg(r), 0) for r in nxt], dtype=np.float64).reshape(-1, 5)
+    p = np.array([g.probabilities(to_gnubg(r), int(plies)) for r in nxt], dtype=np.float64).reshape(-1, 5)
     return swap_perspective_np(p)
 
 

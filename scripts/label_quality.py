@@ -1,0 +1,167 @@
+#!/usr/bin/env python
+"""A diagnostic for choosing training labels: how close is each candidate teacher's value of an
+afterstate to GNU Backgammon 2-ply's, and how good are the plays it would pick?
+
+    python scripts/label_quality.py [--net pair=checkpoints/shipped-pair.pt]
+                                    [--net stu=checkpoints/std-stu/latest.pt] [--plies 0,1]
+                                    [--two-ply stu] [--positions 300] [--seed 31]
+                                    [--from checkpoints/std-stu/latest.pt] [--json F]
+
+Positions before a roll come from the `--from` net's own self-play (0-ply, 512 games in
+lockstep); `--positions` of them, with a random roll each and at least two legal plays, are
+kept, and every legal play is an afterstate to value. Each teacher -- a net at each of
+`--plies`, the average of its 0-ply and 1-ply values ("NAME 0+1"), `--two-ply` nets at 2-ply
+too -- values every afterstate (five probabilities, the mover's view); so does GNU Backgammon
+(gnubg-nn) at 0, 1 and 2 plies. Judged against gnubg 2-ply, per teacher:
+
+- `loss`: 0.5 * sum over the five outputs of the squared difference (the distillation's loss);
+- `equity_rmse`: root mean squared difference of cubeless money equity;
+- `sibling_rmse`: the same after subtracting each position's mean over its plays, the part of
+  the error that can change which play is picked;
+- `bias`: mean equity difference (teacher - judge);
+- `pick_loss`: mean equity (by gnubg 2-ply) given up per position by playing the teacher's best
+  play instead of gnubg 2-ply's, and `agree`, the share of positions where they are the same.
+
+gnubg's own rows are references, not fair rivals: its 0- and 1-ply share the judge's net. The
+figures are in docs/BENCHMARKS.md (issue 12, "Which teacher").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def sample_positions(agent, n: int, seed: int):
+    """`n` positions before a roll (mover's view) from `agent`'s own 0-ply games, each with a
+    random roll that has at least two legal plays, none of them exact (game over, or a bear-off
+    the database values): (afterstates, parent index of each, number of positions)."""
+    from abak_rl.train.selfplay import SelfPlay
+    scorer = agent.scorer
+    v = scorer.variant
+    rng = np.random.default_rng(seed)
+    play = SelfPlay(v, 512, seed=seed)
+    pool = []
+    while sum(len(p) for p in pool) < 4 * n:
+        done = play.step(scorer, 0.0)
+        T = done.boards.shape[1]
+        played = np.arange(T)[None, :] < (done.length - 1)[:, None]
+        rows = done.boards[played]
+        pool.append(v.flip(rows)[v.winner_points(rows) == 0])
+    before = np.concatenate(pool)
+    before = before[rng.permutation(len(before))]
+    boards, parents, k = [], [], 0
+    for i in range(0, len(before), 256):
+        b = before[i:i + 256]
+        dice = rng.integers(1, 7, size=(len(b), 2)).astype(np.int8)
+        after = v.legal_afterstates(b, dice)
+        parent = after.parent
+        ok = ~scorer.exact_mask(after.boards)
+        counts = np.bincount(parent[ok], minlength=len(b))
+        allok = np.bincount(parent, minlength=len(b)) == counts
+        for j in np.flatnonzero((counts >= 2) & allok):
+            if k == n:
+                break
+            boards.append(after.boards[parent == j])
+            parents.append(np.full(counts[j], k))
+            k += 1
+        if k == n:
+            break
+    return np.concatenate(boards), np.concatenate(parents), k
+
+
+def judge_rows(values: np.ndarray, judge: np.ndarray, parent: np.ndarray, n: int) -> dict:
+    """The figures of one teacher's values against the judge's (see the module docstring)."""
+    from abak_rl.model.outcomes import equity
+    from abak_rl.agents.search import best_of
+    eq, eqj = equity(values), equity(judge)
+    d = eq - eqj
+    counts = np.bincount(parent, minlength=n)
+    centred = d - (np.bincount(parent, weights=d, minlength=n) / counts)[parent]
+    rows = np.arange(len(parent))
+    mine, best = best_of(eq, rows, parent, n), best_of(eqj, rows, parent, n)
+    lost = eqj[best] - eqj[mine]
+    return {"loss": float(0.5 * ((values - judge) ** 2).sum(-1).mean()),
+            "equity_rmse": float(np.sqrt((d ** 2).mean())),
+            "sibling_rmse": float(np.sqrt((centred ** 2).mean())),
+            "bias": float(d.mean()),
+            "pick_loss": float(lost.mean()),
+            "agree": float((mine == best).mean())}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="label_quality.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--net", action="append", default=None, metavar="NAME=CHECKPOINT")
+    ap.add_argument("--plies", default="0,1")
+    ap.add_argument("--two-ply", action="append", default=[], metavar="NAME")
+    ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--from", dest="source", default="checkpoints/std-stu/latest.pt")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    from abak_rl.agents.gnubg_agent import afterstate_probs
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.train.checkpoint import CheckpointError
+    import torch
+    torch.set_num_threads(1)
+    nets = args.net or ["pair=checkpoints/shipped-pair.pt", "stu=checkpoints/std-stu/latest.pt"]
+    try:
+        plies = [int(p) for p in args.plies.split(",")]
+        if not plies or any(p not in (0, 1) for p in plies):
+            raise ValueError(f"--plies takes 0 and/or 1, not {args.plies!r}")
+        if args.positions < 1:
+            raise ValueError("--positions must be at least 1")
+        agents = {}
+        for spec in nets:
+            name, sep, path = spec.partition("=")
+            if not sep or not name or not path:
+                raise ValueError(f"--net takes NAME=CHECKPOINT, not {spec!r}")
+            agents[name] = load_neural_agent(path, "standard")
+        for name in args.two_ply:
+            if name not in agents:
+                raise ValueError(f"--two-ply {name!r} is not a --net name")
+        source = load_neural_agent(args.source, "standard")
+    except (CheckpointError, ValueError, OSError) as e:
+        print(f"label_quality: {e}", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    boards, parent, n = sample_positions(source, args.positions, args.seed)
+    again = np.zeros(len(boards), dtype=bool)
+    print(f"label_quality: {n} positions, {len(boards)} afterstates", flush=True)
+    values, seconds = {}, {}
+    for name, agent in agents.items():
+        for ply in plies + ([2] if name in args.two_ply else []):
+            t = time.time()
+            values[f"{name} {ply}-ply"] = agent.values(boards, again, ply)
+            seconds[f"{name} {ply}-ply"] = time.time() - t
+            print(f"label_quality: {name} {ply}-ply in {seconds[f'{name} {ply}-ply']:.0f} s", flush=True)
+        if 0 in plies and 1 in plies:
+            values[f"{name} 0+1"] = 0.5 * (values[f"{name} 0-ply"] + values[f"{name} 1-ply"])
+    for ply in (0, 1, 2):
+        t = time.time()
+        values[f"gnubg {ply}-ply"] = afterstate_probs(boards, plies=ply)
+        seconds[f"gnubg {ply}-ply"] = time.time() - t
+        print(f"label_quality: gnubg {ply}-ply in {seconds[f'gnubg {ply}-ply']:.0f} s", flush=True)
+    judge = values["gnubg 2-ply"]
+    report = {"positions": n, "afterstates": int(len(boards)), "seed": args.seed, "from": args.source,
+              "judge": "gnubg-nn 2-ply", "seconds": {k: round(v, 1) for k, v in seconds.items()},
+              "teachers": {k: judge_rows(v, judge, parent, n) for k, v in values.items() if k != "gnubg 2-ply"}}
+    report["wall_s"] = round(time.time() - t0, 1)
+    print(f"{'teacher':<16}{'loss':>10}{'eq rmse':>9}{'sib rmse':>9}{'bias':>8}{'pick loss':>10}{'agree':>7}")
+    for k, r in report["teachers"].items():
+        print(f"{k:<16}{r['loss']:>10.6f}{r['equity_rmse']:>9.4f}{r['sibling_rmse']:>9.4f}{r['bias']:>8.4f}"
+              f"{r['pick_loss']:>10.4f}{r['agree']:>7.3f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

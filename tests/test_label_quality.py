@@ -1,0 +1,62 @@
+"""scripts/label_quality.py (a diagnostic): teachers' values of every legal play judged against
+GNU Backgammon 2-ply, and the plies of agents/gnubg_agent.afterstate_probs it relies on."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from test_widen_net import _trained_expert_net
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+pytest.importorskip("gnubg_nn")
+
+
+def test_judge_rows_by_hand():
+    """Two positions of two plays each: the figures worked out by hand."""
+    import label_quality
+    judge = np.zeros((4, 5))
+    judge[:, 0] = [0.6, 0.5, 0.3, 0.4]                      # equities 0.2, 0.0, -0.4, -0.2
+    mine = judge.copy()
+    mine[:, 0] = [0.5, 0.55, 0.3, 0.4]                      # picks play 1 (judge: play 0), agrees on 3
+    parent = np.array([0, 0, 1, 1])
+    r = label_quality.judge_rows(mine, judge, parent, 2)
+    assert r["agree"] == 0.5
+    assert r["pick_loss"] == pytest.approx((0.2 - 0.0) / 2)
+    d = np.array([-0.2, 0.1, 0.0, 0.0])
+    assert r["bias"] == pytest.approx(d.mean())
+    assert r["equity_rmse"] == pytest.approx(np.sqrt((d ** 2).mean()))
+    c = np.array([-0.15, 0.15, 0.0, 0.0])                   # each position's mean taken off
+    assert r["sibling_rmse"] == pytest.approx(np.sqrt((c ** 2).mean()))
+    assert r["loss"] == pytest.approx(0.5 * (0.1 ** 2 + 0.05 ** 2) / 4)
+
+
+def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
+    import label_quality
+
+    import gnubg_nn
+    from abak_rl.agents.gnubg_agent import afterstate_probs, to_gnubg
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.engine.board import flip
+    src = _trained_expert_net(tmp_path)
+    out = tmp_path / "q.json"
+    assert label_quality.main(["--net", f"t={src}", "--from", str(src), "--positions", "3",
+                               "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["positions"] == 3 and rep["afterstates"] >= 6
+    assert set(rep["teachers"]) == {"t 0-ply", "t 1-ply", "t 0+1", "gnubg 0-ply", "gnubg 1-ply"}
+    assert all(0 <= r["agree"] <= 1 and r["pick_loss"] >= 0 for r in rep["teachers"].values())
+    # afterstate_probs at 2 plies is gnubg-nn's 2-ply of the side to roll next, seen back
+    b = label_quality.sample_positions(load_neural_agent(src, "standard"), 1, 5)[0][:1]
+    p = gnubg_nn.probabilities(to_gnubg(flip(b)[0]), 2)
+    np.testing.assert_allclose(afterstate_probs(b, plies=2)[0], [1 - p[0], p[3], p[4], p[1], p[2]], atol=1e-6)
+    with pytest.raises(ValueError):
+        afterstate_probs(b, plies=3)
+    capsys.readouterr()
+    assert label_quality.main(["--net", "nonsense"]) == 2
+    assert label_quality.main(["--net", f"t={src}", "--plies", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("label_quality: ") for line in err)
