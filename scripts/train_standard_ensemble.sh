@@ -12,6 +12,7 @@
 # arguments go to both members' `abak-rl train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/wait_all.sh
 PYTHON=${PYTHON:-.venv/bin/python}
 export CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
 export RUNS_DIR=${RUNS_DIR:-runs}
@@ -22,14 +23,7 @@ for member in std-l2:mse std-l2b:bce; do   # (the logs are appended to: a resume
   RUN=$run LAYERS=2 scripts/train_standard.sh train.loss="${member#*:}" "$@" >> "$RUNS_DIR/$run.log" 2>&1 &
   pids+=($!)
 done
-status=0
-for pid in "${pids[@]}"; do
-  wait "$pid" || status=$?
-done
-if [ "$status" -ne 0 ]; then
-  echo "train_standard_ensemble.sh: a member's training failed (exit $status); see $RUNS_DIR/std-l2.log and $RUNS_DIR/std-l2b.log" >&2
-  exit "$status"
-fi
+wait_all "train_standard_ensemble.sh: a member's training" "$RUNS_DIR/std-l2.log and $RUNS_DIR/std-l2b.log" "${pids[@]}"
 mkdir -p "$CHECKPOINTS_DIR/std-ens"
 exec "$PYTHON" scripts/combine_nets.py "$CHECKPOINTS_DIR/std-ens/latest.pt" \
   "$CHECKPOINTS_DIR/std-l2/latest.pt" "$CHECKPOINTS_DIR/std-l2b/latest.pt"

@@ -18,6 +18,7 @@
 # `abak-rl train`. docs/training.md ("A teacher and a student") and docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/wait_all.sh
 PYTHON=${PYTHON:-.venv/bin/python}
 ABAK_RL=${ABAK_RL:-.venv/bin/abak-rl}
 export CHECKPOINTS_DIR=${CHECKPOINTS_DIR:-checkpoints}
@@ -50,13 +51,6 @@ for k in $(seq 1 "$LABELLERS"); do
     --positions "$per" --seed $((400 + k)) --data "$OUT/labels-$k" "${chunk[@]}" >> "$RUNS_DIR/std-stu-labels-$k.log" 2>&1 &
   pids+=($!)
 done
-status=0
-for pid in "${pids[@]}"; do
-  wait "$pid" || status=$?
-done
-if [ "$status" -ne 0 ]; then
-  echo "train_standard_student.sh: a labeller failed (exit $status); see $RUNS_DIR/std-stu-labels-*.log" >&2
-  exit "$status"
-fi
+wait_all "train_standard_student.sh: a labeller" "$RUNS_DIR/std-stu-labels-*.log" "${pids[@]}"
 exec "$PYTHON" scripts/distill_ply1.py "$TEACHER" "$OUT/latest.pt" "${data[@]}" --positions "$POSITIONS" \
   --all-plays --student "$OUT/fresh/s/latest.pt" --epochs 8 --lr 0.003 --seed 505 --no-progress "${chunk[@]}"
