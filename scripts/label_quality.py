@@ -6,6 +6,7 @@ afterstate to GNU Backgammon 2-ply's, and how good are the plays it would pick?
                                     [--net stu=checkpoints/std-stu/latest.pt] [--plies 0,1]
                                     [--two-ply stu] [--positions 300] [--seed 31]
                                     [--from checkpoints/std-stu/latest.pt] [--json F]
+                                    [--cache F.npz]
 
 Positions before a roll come from the `--from` net's own self-play (0-ply, 512 games in
 lockstep); `--positions` of them, with a random roll each and at least two legal plays, are
@@ -21,6 +22,9 @@ too -- values every afterstate (five probabilities, the mover's view); so does G
 - `bias`: mean equity difference (teacher - judge);
 - `pick_loss`: mean equity (by gnubg 2-ply) given up per position by playing the teacher's best
   play instead of gnubg 2-ply's, and `agree`, the share of positions where they are the same.
+
+`--cache F.npz` keeps gnubg's values (the slow part: about 40 afterstates a second at 2-ply) for
+the next run on the same positions, so candidate nets can be screened in seconds.
 
 gnubg's own rows are references, not fair rivals: its 0- and 1-ply share the judge's net. The
 figures are in docs/BENCHMARKS.md (issue 12, "Which teacher").
@@ -105,6 +109,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--from", dest="source", default="checkpoints/std-stu/latest.pt")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cache", default=None, metavar="F.npz",
+                    help="keep gnubg's values of the positions here and reuse them when the same "
+                         "positions come again (same --from, --positions, --seed)")
     args = ap.parse_args(argv)
     from abak_rl.agents.gnubg_agent import afterstate_probs
     from abak_rl.agents.neural import load_neural_agent
@@ -144,11 +151,21 @@ def main(argv=None) -> int:
             print(f"label_quality: {name} {ply}-ply in {seconds[f'{name} {ply}-ply']:.0f} s", flush=True)
         if 0 in plies and 1 in plies:
             values[f"{name} 0+1"] = 0.5 * (values[f"{name} 0-ply"] + values[f"{name} 1-ply"])
+    cached = None
+    if args.cache and Path(args.cache).is_file():
+        with np.load(args.cache) as z:
+            if z["boards"].shape == boards.shape and (z["boards"] == boards).all():
+                cached = {ply: z[f"gnubg{ply}"] for ply in (0, 1, 2)}
     for ply in (0, 1, 2):
         t = time.time()
-        values[f"gnubg {ply}-ply"] = afterstate_probs(boards, plies=ply)
+        values[f"gnubg {ply}-ply"] = cached[ply] if cached else afterstate_probs(boards, plies=ply)
         seconds[f"gnubg {ply}-ply"] = time.time() - t
-        print(f"label_quality: gnubg {ply}-ply in {seconds[f'gnubg {ply}-ply']:.0f} s", flush=True)
+        print(f"label_quality: gnubg {ply}-ply in {seconds[f'gnubg {ply}-ply']:.0f} s"
+              + (" (from --cache)" if cached else ""), flush=True)
+    if args.cache and not cached:
+        tmp = Path(args.cache).with_suffix(".tmp.npz")
+        np.savez(tmp, boards=boards, **{f"gnubg{ply}": values[f"gnubg {ply}-ply"] for ply in (0, 1, 2)})
+        tmp.replace(args.cache)
     judge = values["gnubg 2-ply"]
     report = {"positions": n, "afterstates": int(len(boards)), "seed": args.seed, "from": args.source,
               "judge": "gnubg-nn 2-ply", "seconds": {k: round(v, 1) for k, v in seconds.items()},

@@ -43,9 +43,14 @@ def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
     from abak_rl.engine.board import flip
     src = _trained_expert_net(tmp_path)
     out = tmp_path / "q.json"
-    assert label_quality.main(["--net", f"t={src}", "--from", str(src), "--positions", "3",
-                               "--json", str(out)]) == 0
+    small = ["--net", f"t={src}", "--from", str(src), "--positions", "3", "--cache", str(tmp_path / "g.npz")]
+    assert label_quality.main(small + ["--json", str(out)]) == 0
     rep = json.loads(out.read_text())
+    # the same positions again: gnubg's values come from the cache, the figures are the same
+    capsys.readouterr()
+    assert label_quality.main(small + ["--json", str(tmp_path / "again.json")]) == 0
+    assert "(from --cache)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "again.json").read_text())["teachers"] == rep["teachers"]
     assert rep["positions"] == 3 and rep["afterstates"] >= 6
     assert set(rep["teachers"]) == {"t 0-ply", "t 1-ply", "t 0+1", "gnubg 0-ply", "gnubg 1-ply"}
     assert all(0 <= r["agree"] <= 1 and r["pick_loss"] >= 0 for r in rep["teachers"].values())
