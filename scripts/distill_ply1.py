@@ -73,6 +73,14 @@ def plays_of(scorer, before: np.ndarray, rng, top: int | None = None) -> np.ndar
     return b
 
 
+def played_rows(done) -> tuple[np.ndarray, np.ndarray]:
+    """The afterstates the finished games of a SelfPlay step played (each game's final row, its
+    result, left out) and their `again` flags."""
+    T = done.boards.shape[1]
+    played = np.arange(T)[None, :] < (done.length - 1)[:, None]
+    return done.boards[played], done.again[played]
+
+
 def every_play(scorer, rows: np.ndarray, rng, top: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """plays_of the positions that follow `rows` (afterstates of a variant without extra turns:
     the next player's position is the flip), with their `again` flags (all False)."""
@@ -112,10 +120,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             rng = np.random.default_rng(seed * 1_000_003 + k)
             boards, again, n = [], [], 0
             while n < chunk:
-                done = play.step(scorer, explore)
-                T = done.boards.shape[1]                     # each game's final row is its result
-                played = np.arange(T)[None, :] < (done.length - 1)[:, None]
-                rows, turn = done.boards[played], done.again[played]
+                rows, turn = played_rows(play.step(scorer, explore))
                 if all_plays:
                     rows, turn = every_play(scorer, rows, rng, top)
                 else:
@@ -316,8 +321,9 @@ def main(argv=None) -> int:
     new["net"] = student.scorer.net.state_dict()
     if args.student:           # a new net: named after OUT (its folder for a run's latest.pt), not the fresh run
         new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
-    new["distilled"] = {"from": str(data["path"]), "ply": "mixed" if args.any_ply else args.ply,
-                        "labels_by_ply": labels_by_ply(files), "positions": args.positions, "epochs": args.epochs,
+    by_ply = labels_by_ply(files)
+    new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
+                        "labels_by_ply": by_ply, "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

@@ -41,12 +41,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))      # distill_ply1, beside this script
 
 
 def sample_positions(agent, n: int, seed: int):
     """`n` positions before a roll (mover's view) from `agent`'s own 0-ply games, each with a
     random roll that has at least two legal plays, none of them exact (game over, or a bear-off
     the database values): (afterstates, parent index of each, number of positions)."""
+    from distill_ply1 import played_rows
+
     from abak_rl.train.selfplay import SelfPlay
     scorer = agent.scorer
     v = scorer.variant
@@ -54,15 +57,12 @@ def sample_positions(agent, n: int, seed: int):
     play = SelfPlay(v, 512, seed=seed)
     pool = []
     while sum(len(p) for p in pool) < 4 * n:
-        done = play.step(scorer, 0.0)
-        T = done.boards.shape[1]
-        played = np.arange(T)[None, :] < (done.length - 1)[:, None]
-        rows = done.boards[played]
+        rows, _ = played_rows(play.step(scorer, 0.0))
         pool.append(v.flip(rows)[v.winner_points(rows) == 0])
     before = np.concatenate(pool)
     before = before[rng.permutation(len(before))]
     boards, parents, k = [], [], 0
-    for i in range(0, len(before), 256):
+    for i in range(0, len(before), 256):                  # batches of positions, until n are kept
         b = before[i:i + 256]
         dice = rng.integers(1, 7, size=(len(b), 2)).astype(np.int8)
         after = v.legal_afterstates(b, dice)
@@ -70,12 +70,13 @@ def sample_positions(agent, n: int, seed: int):
         ok = ~scorer.exact_mask(after.boards)
         counts = np.bincount(parent[ok], minlength=len(b))
         allok = np.bincount(parent, minlength=len(b)) == counts
-        for j in np.flatnonzero((counts >= 2) & allok):
-            if k == n:
-                break
-            boards.append(after.boards[parent == j])
-            parents.append(np.full(counts[j], k))
-            k += 1
+        good = np.flatnonzero((counts >= 2) & allok)[:n - k]
+        sel = np.isin(parent, good)                       # their rows, still grouped by position
+        number = np.zeros(len(b), dtype=np.int64)
+        number[good] = np.arange(k, k + len(good))
+        boards.append(after.boards[sel])
+        parents.append(number[parent[sel]])
+        k += len(good)
         if k == n:
             break
     return np.concatenate(boards), np.concatenate(parents), k
