@@ -1,7 +1,7 @@
 """Moves per second of the search at play time (agents/search.py), 0-ply as the reference.
 
     nice -n 10 .venv/bin/python scripts/bench_search.py [--model checkpoints/pretrained/standard]
-        [--positions 256] [--batch 64] [--agreement 512] [--no-torch]
+        [--positions 256] [--batch 64] [--agreement 512] [--no-torch] [--bf16]
 
 Positions (with their rolls) come from random games (export.sample.sample_positions), or with
 --source net from the net's own 0-ply games (positions real play meets). Each
@@ -11,7 +11,9 @@ of games would), through the torch-free exported Model (NumPy forward pass) and,
 export's safetensors). Settings: 0-ply; 1-ply unfiltered; 1-ply with the default root filter;
 2-ply with the default filters. One JSON line per setting: moves per wall second and per CPU
 second (the figure to quote on a shared machine) and both as ratios to 0-ply of the same
-backend in the same run. One thread each for NumPy's BLAS and torch.
+backend in the same run. One thread each for NumPy's BLAS and torch. --bf16 adds the torch
+agent with precision=bf16 (model/bf16.py), each setting also as a ratio to the float32 torch
+agent of the same run.
 
 --agreement N: on N positions with more than one legal play, how often filtered 1-ply picks
 the play unfiltered 1-ply picks, and the mean 1-ply equity given up when it does not.
@@ -46,7 +48,7 @@ SETTINGS = [("0-ply", 0, ROOT_FILTER), ("1-ply unfiltered", 1, NO_FILTER),
             ("1-ply filtered", 1, ROOT_FILTER), ("2-ply filtered", 2, ROOT_FILTER)]
 
 
-def torch_agent(model, ply: int, root):
+def torch_agent(model, ply: int, root, precision: str = "fp32"):
     """A NeuralAgent on the export's weights (its safetensors), or None with the reason."""
     try:
         import torch
@@ -61,7 +63,8 @@ def torch_agent(model, ply: int, root):
         _, net = load_export_net(model.source)
     except (KeyError, RuntimeError, OSError) as e:
         return None, f"torch agent unavailable: {e}"
-    return NeuralAgent(Scorer(net, model.features, model.variant, torch.device("cpu")), ply=ply, root=root), ""
+    scorer = Scorer(net, model.features, model.variant, torch.device("cpu"), precision=precision)
+    return NeuralAgent(scorer, ply=ply, root=root), ""
 
 
 class _Recorder:
@@ -160,6 +163,9 @@ def main(argv=None) -> int:
     ap.add_argument("--source", choices=("random", "net"), default="random",
                     help="positions from random games (default) or from the net's own 0-ply games")
     ap.add_argument("--no-torch", action="store_true", help="skip the torch NeuralAgent")
+    ap.add_argument("--bf16", action="store_true",
+                    help="also time the torch NeuralAgent with precision=bf16 (its hidden layers in "
+                         "bfloat16), each setting as a ratio to the float32 torch agent of the same run")
     args = ap.parse_args(argv)
     if args.positions < 1 or args.batch < 1 or args.agreement < 0 or args.agreement2 < 0:
         print("bench_search: --positions and --batch must be >= 1, --agreement(2) >= 0", file=sys.stderr)
@@ -171,14 +177,15 @@ def main(argv=None) -> int:
         return 2
     v = model.variant
     boards, dice = positions(model, args.positions, args.seed, args.source)
-    backends = ["numpy"] + ([] if args.no_torch else ["torch"])
+    backends = ["numpy"] + ([] if args.no_torch else ["torch"] + (["torch-bf16"] if args.bf16 else []))
+    torch_fp32 = {}
     for backend in backends:
         ref = None
         for label, ply, root in SETTINGS:
             if backend == "numpy":
                 agent = ExportedAgent(model, ply=ply, root=root)
             else:
-                agent, why = torch_agent(model, ply, root)
+                agent, why = torch_agent(model, ply, root, "bf16" if backend == "torch-bf16" else "fp32")
                 if agent is None:
                     print(json.dumps({"bench": "search", "backend": "torch", "skipped": why}), flush=True)
                     break
@@ -194,6 +201,10 @@ def main(argv=None) -> int:
                 ref = rec
             rec["ratio_to_0ply"] = round(rec["moves_per_s"] / ref["moves_per_s"], 5)
             rec["cpu_ratio_to_0ply"] = round(rec["moves_per_cpu_s"] / ref["moves_per_cpu_s"], 5)
+            if backend == "torch":
+                torch_fp32[label] = rec["moves_per_cpu_s"]
+            elif backend == "torch-bf16" and label in torch_fp32:
+                rec["cpu_ratio_to_torch_fp32"] = round(rec["moves_per_cpu_s"] / torch_fp32[label], 3)
             print(json.dumps(rec), flush=True)
     if args.agreement:
         b, d = positions(model, 2 * args.agreement, args.seed + 1, args.source)

@@ -36,7 +36,8 @@ the teacher's 0-ply values instead (a student that copies the teacher: the contr
 the 1-ply labels add; the same --seed gives the same positions); `--ply 2` with its 2-ply values
 (the next player's 21 rolls, each answered by its best play chosen and valued at 1-ply after
 the reply filter of agents/search.py), a better teacher at about 40 times the cost of a 1-ply
-label: use a smaller `--chunk`. Otherwise OUT is the
+label: use a smaller `--chunk`, and `--precision bf16` (the teacher's hidden layers in
+bfloat16: about 1.5 times as many labels a second, values within about 2e-4). Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -135,7 +136,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             target = agent.values(b, a, ply).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply), explore=np.float64(explore),
-                     top=np.int64(top or 0))
+                     top=np.int64(top or 0), precision=np.str_(scorer.precision))
             tmp.replace(path)                                # a chunk is whole or absent
         n, had = chunk_ply(path)
         if had != ply:
@@ -266,6 +267,10 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=None,
                     help="with --all-plays: label only each roll's TOP best plays by the teacher's "
                          "0-ply equity (the plays a choice is between), not every legal play")
+    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+                    help="the teacher's arithmetic while labelling: bf16 runs its hidden layers in "
+                         "bfloat16, about 1.5 times the 2-ply labels a second, values within about 2e-4 "
+                         "(recorded in each chunk); the fit is always float32")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
@@ -285,7 +290,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     try:
         data = load_checkpoint(args.checkpoint)
-        agent = load_neural_agent(args.checkpoint, data["variant"])
+        agent = load_neural_agent(args.checkpoint, data["variant"], precision=args.precision)
         student_data, student = data, agent
         if args.student:
             student_data = load_checkpoint(args.student)

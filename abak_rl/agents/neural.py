@@ -25,6 +25,8 @@ class NeuralAgent:
         self.scorer, self.ply = scorer, check_ply(ply)
         self.root, self.reply = root, reply
         self.name = name if ply == 0 else f"{name}@{ply}ply" + filter_suffix(root, reply)
+        if scorer.precision != "fp32":
+            self.name += f",precision={scorer.precision}"
 
     def search(self) -> Search:
         return Search(self.scorer.probs, self.scorer.variant, root=self.root, reply=self.reply)
@@ -55,12 +57,13 @@ class NeuralAgent:
 
 
 def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cpu",
-                      root=ROOT_FILTER, reply=REPLY_FILTER) -> NeuralAgent:
+                      root=ROOT_FILTER, reply=REPLY_FILTER, precision: str = "fp32") -> NeuralAgent:
     """An Agent playing the net in checkpoint `path` (a file, or a run folder's latest.pt).
 
     variant: a variant object or name; the checkpoint's feature set must describe it (a net
     trained on standard also plays nackgammon; abak needs an abak-trained net).
     root / reply: the move filters of the search at ply >= 1 (agents/search.py).
+    precision: "fp32", or "bf16" for the hidden layers in bfloat16 (model/bf16.py; faster search).
     """
     from ..engine.variants import get_variant
     from ..features import get_feature_set
@@ -79,5 +82,5 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     net = build_net_from(data, fs)
     dev = resolve_device(device)
     net.to(dev).eval()
-    return NeuralAgent(Scorer(net, fs, variant, dev), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
+    return NeuralAgent(Scorer(net, fs, variant, dev, precision), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
                        root=root, reply=reply)

@@ -5,6 +5,8 @@ Specs: "random", "pubeval", "heuristic", "gnubg", "checkpoint:<path>[,ply=0|1|2]
 "onnx:<file.onnx>[,ply=0|1|2]" (the same, forced through ONNX Runtime). With ply=1 or 2 the
 search's move filters (agents/search.py) may follow: ",k=8,margin=0.16" for the root choice,
 ",reply_k=2,reply_margin=0.04" for the replies inside 2-ply ("all" / "none" switch one off).
+A checkpoint spec may end with ",precision=bf16": the net's hidden layers in bfloat16, about
+twice as fast in search, outputs within about 1e-4 (model/bf16.py).
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
 alone is the fast gnubg-nn 0-ply net, "gnubg,ply=1|2" the same bindings' own lookahead.
 "python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
@@ -78,13 +80,14 @@ def _load(module: str, func: str, what: str):
     return getattr(mod, func)
 
 
-SEARCH_OPTIONS = ("ply", "k", "margin", "reply_k", "reply_margin")
+SEARCH_OPTIONS = ("ply", "k", "margin", "reply_k", "reply_margin", "precision")
 
 
 def parse_agent_options(spec: str) -> tuple[str, int, dict]:
-    """'<kind>:<path>[,ply=N][,k=..][,margin=..][,reply_k=..][,reply_margin=..]' -> (path, ply,
-    filters); filters holds 'root' / 'reply' MoveFilters for the options given. Options are
-    peeled off the end, so a path may itself hold commas."""
+    """'<kind>:<path>[,ply=N][,k=..][,margin=..][,reply_k=..][,reply_margin=..][,precision=..]'
+    -> (path, ply, filters); filters holds 'root' / 'reply' MoveFilters for the options given and
+    'precision' when given (checkpoint agents only: model/bf16.py). Options are peeled off the
+    end, so a path may itself hold commas."""
     body = spec.partition(":")[2]
     path, opts = body, {}
     while "," in path:
@@ -106,14 +109,23 @@ def parse_agent_options(spec: str) -> tuple[str, int, dict]:
             raise ValueError(f"bad ply {opts['ply']!r} in {spec!r}; expected 0, 1 or 2")
         ply = int(opts.pop("ply"))
     filters = {}
+    if "precision" in opts:
+        from ..model.bf16 import check_precision
+        if not spec.startswith("checkpoint:"):
+            raise ValueError(f"{spec!r}: precision= applies to checkpoint: agents (the torch net) only")
+        try:
+            filters["precision"] = check_precision(opts.pop("precision"))
+        except ValueError as e:
+            raise ValueError(f"{spec!r}: {e}") from None
     if opts:
         if ply == 0:
             raise ValueError(f"{spec!r}: move filter options ({', '.join(opts)}) apply only with ply=1 or ply=2")
         from .search import parse_filter_options
         try:
-            filters = parse_filter_options(opts)
+            parsed = parse_filter_options(opts)
         except ValueError as e:
             raise ValueError(f"{spec!r}: {e}") from None
+        filters.update(parsed)
     return path, ply, filters
 
 

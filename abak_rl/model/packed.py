@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .bf16 import evalnet_tail
 from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative
 
 
@@ -47,12 +48,14 @@ def _tables(first: nn.Linear, packing) -> torch.Tensor:
     return t
 
 
-def _evalnet(net: EvalNet, packing, codes: torch.Tensor, dense: torch.Tensor) -> torch.Tensor:
+def _evalnet(net: EvalNet, packing, codes: torch.Tensor, dense: torch.Tensor, bf16: bool = False) -> torch.Tensor:
     first = net.body[0]
     n_dense = dense.shape[1]
     h = F.embedding_bag(codes, _tables(first, packing), mode="sum")
     if n_dense:                          # (a packing may be all codes: td198_pool)
         h.addmm_(dense, first.weight[:, -n_dense:].t())
+    if bf16:                             # the layers after the first in bfloat16 (model/bf16.py)
+        return evalnet_tail(net, h)
     return torch.sigmoid(net.body[1:](h))
 
 
@@ -68,34 +71,37 @@ def _offsets(packing, device: torch.device) -> torch.Tensor:
     return t
 
 
-def _rows_forward(net: EvalNet, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
+def _rows_forward(net: EvalNet, packing, packed: np.ndarray, device: torch.device, bf16: bool = False) -> torch.Tensor:
     p = torch.from_numpy(np.ascontiguousarray(packed)).to(device)
     # int32 indices: the embedding-bag sum runs 1.6x faster than with int64 ones on CPU
     codes = p[:, :packing.n_codes].int() + _offsets(packing, device)
-    return _evalnet(net, packing, codes, p[:, packing.n_codes:])
+    return _evalnet(net, packing, codes, p[:, packing.n_codes:], bf16)
 
 
 @torch.inference_mode()
-def packed_forward(net: nn.Module, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
-    """[N, 5] outputs of `net` for packed rows (float32 [N, packing.size])."""
+def packed_forward(net: nn.Module, packing, packed: np.ndarray, device: torch.device,
+                   bf16: bool = False) -> torch.Tensor:
+    """[N, 5] outputs of `net` for packed rows (float32 [N, packing.size]); `bf16`: the layers
+    after the first in bfloat16 (model/bf16.py)."""
     if isinstance(net, EnsembleNet):     # the mean of the members' outputs, as EnsembleNet.forward
-        return mean_cumulative(_packed(m, packing, packed, device) for m in net.members)
-    return _packed(net, packing, packed, device)
+        return mean_cumulative(_packed(m, packing, packed, device, bf16) for m in net.members)
+    return _packed(net, packing, packed, device, bf16)
 
 
-def _packed(net: nn.Module, packing, packed: np.ndarray, device: torch.device) -> torch.Tensor:
+def _packed(net: nn.Module, packing, packed: np.ndarray, device: torch.device, bf16: bool = False) -> torch.Tensor:
     """One EvalNet's or PhasedNet's outputs for packed rows."""
     if not isinstance(net, PhasedNet):
-        return _rows_forward(net, packing, packed, device)
+        return _rows_forward(net, packing, packed, device, bf16)
     n_inputs = net.shape["n_inputs"]
     n_dense = packed.shape[1] - packing.n_codes
     col = packing.n_codes + net.class_unit - (n_inputs - n_dense)
     race = packed[:, col] > 0.5          # phase nets: the rows are split in NumPy (cheaper than torch)
     if not race.any():
-        return _rows_forward(net.nets[0], packing, packed, device)
+        return _rows_forward(net.nets[0], packing, packed, device, bf16)
     if race.all():
-        return _rows_forward(net.nets[1], packing, packed, device)
+        return _rows_forward(net.nets[1], packing, packed, device, bf16)
     out = np.empty((packed.shape[0], 5), dtype=np.float32)
     for k, rows in enumerate((~race, race)):
-        out[rows] = _rows_forward(net.nets[k], packing, np.compress(rows, packed, axis=0), device).cpu().numpy()
+        out[rows] = _rows_forward(net.nets[k], packing, np.compress(rows, packed, axis=0), device,
+                                  bf16).cpu().numpy()
     return torch.from_numpy(out).to(device)

@@ -33,10 +33,14 @@ def resolve_device(name: str) -> torch.device:
 
 class Scorer:
     """net + feature set + variant. With a net whose shape names a bear-off database
-    (model.bearoff=true), bear-off positions get the database's exact values, not the net's."""
+    (model.bearoff=true), bear-off positions get the database's exact values, not the net's.
+    precision: "fp32", or "bf16" for inference with the hidden layers in bfloat16 (model/bf16.py:
+    about twice as fast in deep search, outputs within about 1e-4; never for training)."""
 
-    def __init__(self, net, feature_set, variant, device: torch.device):
+    def __init__(self, net, feature_set, variant, device: torch.device, precision: str = "fp32"):
+        from .bf16 import check_precision
         self.net, self.features, self.variant, self.device = net, feature_set, variant, device
+        self.precision = check_precision(precision)
         self.bearoff = bool(getattr(net, "shape", {}).get("bearoff")) and variant.name in ("standard", "nackgammon")
         from .packed import supports
         # packed feature rows (features.Packing): the first layer is a sum of table rows
@@ -84,7 +88,8 @@ class Scorer:
                 x = self.packing.pack(boards[lo:hi], again[lo:hi])
                 if keep is not None and hi - lo == boards.shape[0]:
                     keep.append(x)
-                out[lo:hi] = cumulative(packed_forward(self.net, self.packing, x, self.device)).cpu().numpy()
+                out[lo:hi] = cumulative(packed_forward(self.net, self.packing, x, self.device,
+                                                       self.precision == "bf16")).cpu().numpy()
             return out
         unit = getattr(self.net, "shape", {}).get("class_unit") if hasattr(self.net, "nets") else None
         for lo in range(0, boards.shape[0], CHUNK):
@@ -106,7 +111,11 @@ class Scorer:
 
     def _forward(self, net, x: np.ndarray) -> np.ndarray:
         # routed: an EnsembleNet (members in .members, no .nets) runs its phase nets on their rows
-        y = routed(net, torch.from_numpy(x).to(self.device, non_blocking=True))
+        x = torch.from_numpy(x).to(self.device, non_blocking=True)
+        if self.precision == "bf16":
+            from .bf16 import forward_bf16
+            return cumulative(forward_bf16(net, x)).cpu().numpy()
+        y = routed(net, x)
         return cumulative(y).cpu().numpy()
 
     def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None) -> np.ndarray:
