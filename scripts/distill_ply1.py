@@ -135,8 +135,9 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             b, a = b[pick], a[pick]
             target = agent.values(b, a, ply).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, boards=b, again=a, target=target, ply=np.int64(ply), explore=np.float64(explore),
-                     top=np.int64(top or 0), precision=np.str_(scorer.precision))
+            np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
+                                explore=np.float64(explore), top=np.int64(top or 0),
+                                precision=np.str_(scorer.precision))
             tmp.replace(path)                                # a chunk is whole or absent
         n, had = chunk_ply(path)
         if had != ply:
