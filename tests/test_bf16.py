@@ -162,3 +162,28 @@ def test_bench_search_times_the_bf16_agent_against_float32(capsys):
     assert [x["setting"] for x in fast] == [s[0] for s in bench.SETTINGS]
     assert all(x["cpu_ratio_to_torch_fp32"] > 0 for x in fast)
     assert all("cpu_ratio_to_torch_fp32" not in x for x in lines[:2 * n])
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2 ** 20
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc to read the memory in use")
+def test_memory_stays_bounded_over_many_batch_sizes():
+    """oneDNN keeps a compiled kernel and its buffers for each row count of a bfloat16 product;
+    search meets a new count at nearly every call, so unbounded counts grew a labeller to 12 GB
+    (killed for memory). The tail pads its blocks to a few fixed sizes: 60 different counts
+    must not grow the process by more than 120 MB (about 360 MB without the padding)."""
+    from abak_rl.model import bf16
+    fs = get_feature_set("expert2")
+    net = _trained_like(EvalNet(fs.size, hidden=256, layers=2), 12)
+    bf16.evalnet_tail(net, torch.rand(4097, 256))                   # the first kernels, buffers, pools
+    start = _rss_mb()
+    for i in range(60):
+        n = 5000 + 61 * i
+        h = torch.rand(n, 256)
+        out = bf16.evalnet_tail(net, h)
+        assert out.shape == (n, 5)
+    assert _rss_mb() - start < 120, _rss_mb() - start
+    assert bf16._block_rows(1) == 64 and bf16._block_rows(65) == 128 and bf16._block_rows(4096) == 4096

@@ -41,22 +41,42 @@ def _bf16_weights(layer: nn.Linear) -> tuple[torch.Tensor, torch.Tensor]:
     return cached[1]
 
 
+BLOCK = 4096   # rows per bfloat16 product; a shorter last block is padded to a power of two
+
+
+def _block_rows(n: int) -> int:
+    """Rows to compute for a block of n <= BLOCK rows: a power of two (at least 64). oneDNN, which
+    runs the bfloat16 products, keeps a compiled kernel with its buffers (tens of MB) for every
+    row count it meets, so the counts must come from a short fixed list or memory grows without
+    bound (a labeller reached 12 GB in half an hour before this)."""
+    return max(64, 1 << (n - 1).bit_length())
+
+
 @torch.inference_mode()
 def evalnet_tail(net: EvalNet, h: torch.Tensor) -> torch.Tensor:
     """[N, 5] float32 probabilities of an EvalNet from its first layer's float32
-    pre-activation `h`, the layers after it in bfloat16 (the output sigmoid in float32)."""
+    pre-activation `h`, the layers after it in bfloat16 (the output layer in float32), computed
+    in blocks of BLOCK rows (the last one padded: see _block_rows)."""
     body = list(net.body)
     if len(body) == 1:                      # no hidden layer: h is the output pre-activation
         return torch.sigmoid(h)
-    z = body[1](h.to(torch.bfloat16))       # the first activation
-    for layer in body[2:-1]:
-        if isinstance(layer, nn.Linear):
-            w, b = _bf16_weights(layer)
-            z = F.linear(z, w, b)
-        else:
-            z = layer(z)
-    out = body[-1]                          # the output layer in float32: its 5 logits set the precision
-    return torch.sigmoid(F.linear(z.float(), out.weight, out.bias))
+    out_layer = body[-1]                    # the output layer in float32: its 5 logits set the precision
+    n = h.shape[0]
+    out = h.new_empty((n, out_layer.out_features))
+    for lo in range(0, n, BLOCK):
+        part = h[lo:lo + BLOCK]
+        rows = part.shape[0]
+        z = part.new_zeros((_block_rows(rows), part.shape[1]), dtype=torch.bfloat16)
+        z[:rows] = part
+        z = body[1](z)                      # the first activation
+        for layer in body[2:-1]:
+            if isinstance(layer, nn.Linear):
+                w, b = _bf16_weights(layer)
+                z = F.linear(z, w, b)
+            else:
+                z = layer(z)
+        out[lo:lo + rows] = F.linear(z[:rows].float(), out_layer.weight, out_layer.bias)
+    return torch.sigmoid(out)
 
 
 @torch.inference_mode()
