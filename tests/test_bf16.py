@@ -47,9 +47,10 @@ def _trained_like(net: torch.nn.Module, seed: int) -> torch.nn.Module:
 @pytest.mark.parametrize("kind", ["evalnet-td198", "phased-expert2-packed", "ensemble-expert2"])
 def test_bf16_outputs_match_float32_closely(kind):
     """Through the Scorer (the packed first layer for expert2, the dense one for td198, an
-    ensemble's mean) bfloat16 hidden layers give the float32 outputs to within 0.003, and they do
-    run in bfloat16 (the outputs are not bit-identical)."""
-    v, _, _, after = _afterstates(40, seed=5)
+    ensemble's mean) bfloat16 hidden layers give the float32 outputs to within 0.005, rms 0.001
+    (these random nets amplify more than a trained one), and they do run in bfloat16 (the
+    outputs are not bit-identical)."""
+    v, _, _, after = _afterstates(300, seed=5)          # thousands of rows: bfloat16 runs from 4,096
     if kind == "evalnet-td198":
         fs = get_feature_set("td198")
         net = _trained_like(EvalNet(fs.size, hidden=64, layers=2), 1)
@@ -62,7 +63,7 @@ def test_bf16_outputs_match_float32_closely(kind):
     p16 = Scorer(net, fs, v, CPU, precision="bf16").probs(after.boards, again)
     assert p32.dtype == p16.dtype == np.float32 and p32.shape == p16.shape
     diff = np.abs(p16 - p32)
-    assert diff.max() < 3e-3, diff.max()
+    assert diff.max() < 5e-3 and np.sqrt((diff ** 2).mean()) < 1e-3, diff.max()
     assert diff.max() > 0                            # the bfloat16 path really ran
     assert 0.02 < p32[:, 0].std()                    # outputs spread out: not a trivial comparison
 
@@ -70,23 +71,37 @@ def test_bf16_outputs_match_float32_closely(kind):
 def test_forward_bf16_equals_the_routed_float32_net_on_every_phase():
     fs = get_feature_set("expert2")
     net = _trained_like(PhasedNet(fs.size, fs.class_unit, hidden=32, layers=1), 7)
-    x = torch.rand(200, fs.size)
-    x[:, fs.class_unit] = (torch.arange(200) % 3 == 0).float()      # a mix of race and contact rows
+    x = torch.rand(9000, fs.size)
+    x[:, fs.class_unit] = (torch.arange(9000) % 3 == 0).float()     # a mix of race and contact rows
     with torch.no_grad():
         want = routed(net, x)
     got = forward_bf16(net, x)
-    assert torch.allclose(got, want, atol=3e-3) and not torch.equal(got, want)
+    assert torch.allclose(got, want, atol=5e-3) and not torch.equal(got, want)
     # a net without hidden layers has nothing to run in bfloat16: exactly float32
     flat = _trained_like(EvalNet(fs.size, hidden=8, layers=0), 8)
     with torch.no_grad():
         assert torch.equal(forward_bf16(flat, x), flat(x))
 
 
+def test_small_batches_run_in_float32():
+    """Under BLOCK rows bfloat16 does not pay (0-ply play): the float32 outputs, bit for bit."""
+    from abak_rl.model.bf16 import BLOCK
+    fs = get_feature_set("td198")
+    net = _trained_like(EvalNet(fs.size, hidden=32, layers=2), 10)
+    for n in (1, 700, BLOCK - 1):
+        x = torch.rand(n, fs.size)
+        with torch.no_grad():
+            assert torch.equal(forward_bf16(net, x), net(x))
+    x = torch.rand(BLOCK, fs.size)
+    with torch.no_grad():
+        assert not torch.equal(forward_bf16(net, x), net(x))
+
+
 def test_the_bfloat16_weights_follow_a_training_step():
     """The cached bfloat16 copies are remade when the float32 weights change in place."""
     fs = get_feature_set("td198")
     net = _trained_like(EvalNet(fs.size, hidden=16, layers=2), 9)
-    x = torch.rand(50, fs.size)
+    x = torch.rand(5000, fs.size)
     before = forward_bf16(net, x)
     opt = torch.optim.SGD(net.parameters(), lr=0.5)
     loss = net(x).sum()

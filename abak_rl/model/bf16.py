@@ -9,8 +9,10 @@ double the error for no measurable gain). Outputs differ from float32 by about
 1e-4 (rms; docs/BENCHMARKS.md "Search at play time"), far below what separates two plays a
 search must tell apart, so it is an inference option only: training always runs float32.
 
-The bfloat16 copies of the weights are cached on each Linear and remade when the float32
-weights change (their version counter moves on every optimiser step).
+Only batches of at least BLOCK (4,096) rows use bfloat16 (search's batches are tens of
+thousands of rows); smaller ones run float32, where bfloat16 does not pay. The bfloat16 copies
+of the weights are cached on each Linear and remade when the float32 weights change (their
+version counter moves on every optimiser step).
 """
 
 from __future__ import annotations
@@ -56,10 +58,14 @@ def _block_rows(n: int) -> int:
 def evalnet_tail(net: EvalNet, h: torch.Tensor) -> torch.Tensor:
     """[N, 5] float32 probabilities of an EvalNet from its first layer's float32
     pre-activation `h`, the layers after it in bfloat16 (the output layer in float32), computed
-    in blocks of BLOCK rows (the last one padded: see _block_rows)."""
+    in blocks of BLOCK rows (the last one padded: see _block_rows). A batch of fewer than BLOCK
+    rows (0-ply play: about 1,300 rows for 64 positions) runs in float32: there the conversions
+    and the padding cost more than the bfloat16 products save (0.57x in scripts/bench_search.py)."""
     body = list(net.body)
     if len(body) == 1:                      # no hidden layer: h is the output pre-activation
         return torch.sigmoid(h)
+    if h.shape[0] < BLOCK:                  # a small batch: the conversions cost more than they save
+        return torch.sigmoid(nn.Sequential(*body[1:])(h))
     out_layer = body[-1]                    # the output layer in float32: its 5 logits set the precision
     n = h.shape[0]
     out = h.new_empty((n, out_layer.out_features))
