@@ -54,6 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from abak_rl.model.bf16 import PRECISIONS  # noqa: E402
+
 CHUNK = 50_000
 
 
@@ -268,7 +270,7 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=None,
                     help="with --all-plays: label only each roll's TOP best plays by the teacher's "
                          "0-ply equity (the plays a choice is between), not every legal play")
-    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+    ap.add_argument("--precision", default="fp32", choices=PRECISIONS,
                     help="the teacher's arithmetic while labelling: bf16 runs its hidden layers in "
                          "bfloat16, about 1.5 times the 2-ply labels a second, values within about 2e-4 "
                          "(recorded in each chunk); the fit is always float32")

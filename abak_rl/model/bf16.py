@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative
+from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative, weights_key
 
 PRECISIONS = ("fp32", "bf16")
 
@@ -34,11 +34,10 @@ def check_precision(value) -> str:
 
 
 def _bf16_weights(layer: nn.Linear) -> tuple[torch.Tensor, torch.Tensor]:
-    w, b = layer.weight, layer.bias
-    key = (w._version, w.data_ptr(), b._version, b.data_ptr())
+    key = weights_key(layer)
     cached = getattr(layer, "_bf16_weights", None)
     if cached is None or cached[0] != key:
-        cached = (key, (w.detach().to(torch.bfloat16), b.detach().to(torch.bfloat16)))
+        cached = (key, (layer.weight.detach().to(torch.bfloat16), layer.bias.detach().to(torch.bfloat16)))
         layer._bf16_weights = cached
     return cached[1]
 
@@ -65,7 +64,7 @@ def evalnet_tail(net: EvalNet, h: torch.Tensor) -> torch.Tensor:
     if len(body) == 1:                      # no hidden layer: h is the output pre-activation
         return torch.sigmoid(h)
     if h.shape[0] < BLOCK:                  # a small batch: the conversions cost more than they save
-        return torch.sigmoid(nn.Sequential(*body[1:])(h))
+        return torch.sigmoid(net.body[1:](h))
     out_layer = body[-1]                    # the output layer in float32: its 5 logits set the precision
     n = h.shape[0]
     out = h.new_empty((n, out_layer.out_features))

@@ -218,6 +218,14 @@ def build_net(n_inputs: int, model_cfg, feature_set=None) -> nn.Module:
 BEAROFF_TAG = "onesided-15x6-v1"   # exact one-sided bear-off database (engine/bearoff.py)
 
 
+def weights_key(layer: nn.Linear) -> tuple:
+    """What identifies the current values of a layer's weight and bias: their storage and their
+    version counters (an optimiser step changes them in place and moves the counters). Caches
+    of values derived from a layer (packed tables, bfloat16 copies) are keyed by it."""
+    w, b = layer.weight, layer.bias
+    return (w._version, w.data_ptr(), b._version, b.data_ptr())
+
+
 def routed(net: nn.Module, x: torch.Tensor) -> torch.Tensor:
     """net(x), each phase net on its own rows when the net has phases."""
     f = getattr(net, "forward_routed", None)

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .bf16 import evalnet_tail
-from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative
+from .net import EnsembleNet, EvalNet, PhasedNet, mean_cumulative, weights_key
 
 
 def supports(net: nn.Module) -> bool:
@@ -36,7 +36,7 @@ def _tables(first: nn.Linear, packing) -> torch.Tensor:
     """The packing's tables for this layer with its bias folded into the first code's rows
     (every row picks exactly one of them), cached until the weights or the bias change."""
     w, b = first.weight, first.bias
-    key = (w._version, w.data_ptr(), b._version, b.data_ptr())
+    key = weights_key(first)
     cached = getattr(first, "_packed_tables", None)
     if cached is not None and cached[0] == key:
         return cached[1]

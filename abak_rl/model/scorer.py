@@ -114,8 +114,9 @@ class Scorer:
         x = torch.from_numpy(x).to(self.device, non_blocking=True)
         if self.precision == "bf16":
             from .bf16 import forward_bf16
-            return cumulative(forward_bf16(net, x)).cpu().numpy()
-        y = routed(net, x)
+            y = forward_bf16(net, x)
+        else:
+            y = routed(net, x)
         return cumulative(y).cpu().numpy()
 
     def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None) -> np.ndarray:
