@@ -37,7 +37,12 @@ the 1-ply labels add; the same --seed gives the same positions); `--ply 2` with 
 (the next player's 21 rolls, each answered by its best play chosen and valued at 1-ply after
 the reply filter of agents/search.py), a better teacher at about 40 times the cost of a 1-ply
 label: use a smaller `--chunk`, and `--precision bf16` (the teacher's hidden layers in
-bfloat16: about 1.5 times as many labels a second, values within about 2e-4). Otherwise OUT is the
+bfloat16: about 1.5 times as many labels a second, values within about 2e-4). `--reply-k 1`
+picks each reply inside the 2-ply value at 0-ply and values only it at 1-ply, as GNU
+Backgammon's 2-ply does: about half the cost (each chunk records its reply filter, and a folder
+keeps one). `--screen SMALL.pt` lets a small net rank the search's deepest 0-ply choices and
+the teacher value only its best `--screen-k` (agents/search.Screen; GNU Backgammon's pruning
+nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md). Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -139,11 +144,18 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             tmp = path.with_suffix(".tmp.npz")
             np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
                                 explore=np.float64(explore), top=np.int64(top or 0),
-                                precision=np.str_(scorer.precision))
+                                precision=np.str_(scorer.precision), reply=np.str_(agent.reply.label()),
+                                screen=np.str_(screen_label(agent)))
             tmp.replace(path)                                # a chunk is whole or absent
         n, had = chunk_ply(path)
         if had != ply:
             raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply: use another --data folder")
+        if ply == 2 and chunk_reply(path) != agent.reply.label():
+            raise ValueError(f"{path} holds 2-ply labels with the reply filter {chunk_reply(path)}, "
+                             f"not {agent.reply.label()}: use another --data folder")
+        if ply >= 1 and chunk_screen(path) != screen_label(agent):
+            raise ValueError(f"{path} holds labels searched with the screen {chunk_screen(path)}, "
+                             f"not {screen_label(agent)}: use another --data folder")
         files.append(path)
         have += n
         bar.update(min(n, positions - bar.n))
@@ -156,6 +168,25 @@ def chunk_ply(path: Path) -> tuple[int, int]:
     """(afterstates, ply) of a chunk file; chunks written before plies were recorded are 1-ply."""
     with np.load(path) as z:
         return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
+
+
+def chunk_reply(path: Path) -> str:
+    """The reply filter (k/margin) a chunk's 2-ply labels were searched with; chunks written
+    before it was recorded used the default, 2/0.04."""
+    from abak_rl.agents.search import REPLY_FILTER
+    with np.load(path) as z:
+        return str(z["reply"]) if "reply" in z.files else REPLY_FILTER.label()
+
+
+def screen_label(agent) -> str:
+    """'NAME/k' of the agent's search screen, 'none' without one."""
+    return "none" if agent.screen is None else f"{Path(agent.screen.name).name}/{agent.screen.k}"
+
+
+def chunk_screen(path: Path) -> str:
+    """The screen a chunk's labels were searched with ('none' for chunks from before screens)."""
+    with np.load(path) as z:
+        return str(z["screen"]) if "screen" in z.files else "none"
 
 
 def explored_labels(files: list[Path]) -> int:
@@ -174,6 +205,16 @@ def labels_by_ply(files: list[Path]) -> dict[str, int]:
     for path in files:
         n, ply = chunk_ply(path)
         out[str(ply)] = out.get(str(ply), 0) + n
+    return out
+
+
+def two_ply_replies(files: list[Path]) -> dict[str, int]:
+    """How many of the chunks' 2-ply labels were searched with each reply filter, {"2/0.04": 200000}."""
+    out: dict[str, int] = {}
+    for path in files:
+        n, ply = chunk_ply(path)
+        if ply == 2:
+            out[chunk_reply(path)] = out.get(chunk_reply(path), 0) + n
     return out
 
 
@@ -274,6 +315,17 @@ def main(argv=None) -> int:
                     help="the teacher's arithmetic while labelling: bf16 runs its hidden layers in "
                          "bfloat16, about 1.5 times the 2-ply labels a second, values within about 2e-4 "
                          "(recorded in each chunk); the fit is always float32")
+    ap.add_argument("--reply-k", default=None,
+                    help="with --ply 2: the reply filter's k, the replies searched at 1-ply inside a "
+                         "2-ply value (default 2; 1 picks each reply at 0-ply, as GNU Backgammon's "
+                         "2-ply does, at about half the cost; recorded in each chunk)")
+    ap.add_argument("--reply-margin", default=None,
+                    help="with --ply 2: the reply filter's margin (default 0.04; 'none' for any)")
+    ap.add_argument("--screen", default=None,
+                    help="with --ply 1 or 2: a small net's checkpoint that screens the search's deepest "
+                         "0-ply choices, the teacher valuing only its best --screen-k (agents/search.Screen; "
+                         "recorded in each chunk, and a folder keeps one)")
+    ap.add_argument("--screen-k", type=int, default=8)
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
@@ -284,6 +336,18 @@ def main(argv=None) -> int:
         bad = "distill_ply1: --any-ply fits several --data folders already labelled (not with --label-only)"
     if bad is None and args.top is not None and (args.top < 1 or not args.all_plays):
         bad = "distill_ply1: --top must be at least 1, and needs --all-plays"
+    reply = {}
+    if bad is None and (args.reply_k is not None or args.reply_margin is not None):
+        from abak_rl.agents.search import parse_filter_options
+        try:
+            if args.ply != 2:
+                raise ValueError("--reply-k and --reply-margin apply only with --ply 2")
+            reply = parse_filter_options({k: v for k, v in (("reply_k", args.reply_k),
+                                                             ("reply_margin", args.reply_margin)) if v is not None})
+        except ValueError as e:
+            bad = f"distill_ply1: {e}"
+    if bad is None and args.screen is not None and (args.ply < 1 or args.screen_k < 1):
+        bad = "distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"
     if bad:
         print(bad, file=sys.stderr)
         return 2
@@ -293,7 +357,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     try:
         data = load_checkpoint(args.checkpoint)
-        agent = load_neural_agent(args.checkpoint, data["variant"], precision=args.precision)
+        agent = load_neural_agent(args.checkpoint, data["variant"], precision=args.precision,
+                                  screen=args.screen, screen_k=args.screen_k, **reply)
         student_data, student = data, agent
         if args.student:
             student_data = load_checkpoint(args.student)
@@ -331,7 +396,7 @@ def main(argv=None) -> int:
         new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     by_ply = labels_by_ply(files)
     new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
-                        "labels_by_ply": by_ply, "positions": args.positions, "epochs": args.epochs,
+                        "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

@@ -6,13 +6,14 @@ afterstate to GNU Backgammon 2-ply's, and how good are the plays it would pick?
                                     [--net stu=checkpoints/std-stu/latest.pt] [--plies 0,1]
                                     [--two-ply stu] [--positions 300] [--seed 31]
                                     [--from checkpoints/std-stu/latest.pt] [--json F]
-                                    [--cache F.npz]
+                                    [--cache F.npz] [--reply 1/0.04]
 
 Positions before a roll come from the `--from` net's own self-play (0-ply, 512 games in
 lockstep); `--positions` of them, with a random roll each and at least two legal plays, are
 kept, and every legal play is an afterstate to value. Each teacher -- a net at each of
 `--plies`, the average of its 0-ply and 1-ply values ("NAME 0+1"), `--two-ply` nets at 2-ply
-too -- values every afterstate (five probabilities, the mover's view); so does GNU Backgammon
+too (and at 2-ply with each `--reply K/MARGIN` filter for the replies inside the 2-ply value,
+"NAME 2-ply K/MARGIN"; `1/0.04` picks each reply at 0-ply, as GNU Backgammon does) -- values every afterstate (five probabilities, the mover's view); so does GNU Backgammon
 (gnubg-nn) at 0, 1 and 2 plies. Judged against gnubg 2-ply, per teacher:
 
 - `loss`: 0.5 * sum over the five outputs of the squared difference (the distillation's loss);
@@ -101,11 +102,22 @@ def judge_rows(values: np.ndarray, judge: np.ndarray, parent: np.ndarray, n: int
             "agree": float((mine == best).mean())}
 
 
+def reply_filter(text: str):
+    """'K/MARGIN' (K a whole number or 'all', MARGIN a number or 'none') -> a MoveFilter."""
+    from abak_rl.agents.search import parse_filter_options
+    k, sep, margin = text.partition("/")
+    if not sep:
+        raise ValueError(f"--reply takes K/MARGIN (e.g. 1/0.04), not {text!r}")
+    return parse_filter_options({"reply_k": k, "reply_margin": margin})["reply"]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="label_quality.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--net", action="append", default=None, metavar="NAME=CHECKPOINT")
     ap.add_argument("--plies", default="0,1")
     ap.add_argument("--two-ply", action="append", default=[], metavar="NAME")
+    ap.add_argument("--reply", action="append", default=[], metavar="K/MARGIN",
+                    help="also value with the --two-ply nets at 2-ply with this reply filter")
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--from", dest="source", default="checkpoints/std-stu/latest.pt")
@@ -116,6 +128,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from abak_rl.agents.gnubg_agent import afterstate_probs
     from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.agents.search import Search
     from abak_rl.train.checkpoint import CheckpointError
     import torch
     torch.set_num_threads(1)
@@ -135,6 +148,9 @@ def main(argv=None) -> int:
         for name in args.two_ply:
             if name not in agents:
                 raise ValueError(f"--two-ply {name!r} is not a --net name")
+        replies = [reply_filter(r) for r in args.reply]
+        if replies and not args.two_ply:
+            raise ValueError("--reply needs a --two-ply net")
         source = load_neural_agent(args.source, "standard")
     except (CheckpointError, ValueError, OSError) as e:
         print(f"label_quality: {e}", file=sys.stderr)
@@ -150,6 +166,12 @@ def main(argv=None) -> int:
             values[f"{name} {ply}-ply"] = agent.values(boards, again, ply)
             seconds[f"{name} {ply}-ply"] = time.time() - t
             print(f"label_quality: {name} {ply}-ply in {seconds[f'{name} {ply}-ply']:.0f} s", flush=True)
+        for f in (replies if name in args.two_ply else []):
+            key = f"{name} 2-ply {f.label()}"
+            t = time.time()
+            values[key] = Search(agent.scorer.probs, agent.scorer.variant, reply=f).values(boards, again, 2)
+            seconds[key] = time.time() - t
+            print(f"label_quality: {key} in {seconds[key]:.0f} s", flush=True)
         if 0 in plies and 1 in plies:
             values[f"{name} 0+1"] = 0.5 * (values[f"{name} 0-ply"] + values[f"{name} 1-ply"])
     cached = None
@@ -172,9 +194,9 @@ def main(argv=None) -> int:
               "judge": "gnubg-nn 2-ply", "seconds": {k: round(v, 1) for k, v in seconds.items()},
               "teachers": {k: judge_rows(v, judge, parent, n) for k, v in values.items() if k != "gnubg 2-ply"}}
     report["wall_s"] = round(time.time() - t0, 1)
-    print(f"{'teacher':<16}{'loss':>10}{'eq rmse':>9}{'sib rmse':>9}{'bias':>8}{'pick loss':>10}{'agree':>7}")
+    print(f"{'teacher':<22}{'loss':>10}{'eq rmse':>9}{'sib rmse':>9}{'bias':>8}{'pick loss':>10}{'agree':>7}")
     for k, r in report["teachers"].items():
-        print(f"{k:<16}{r['loss']:>10.6f}{r['equity_rmse']:>9.4f}{r['sibling_rmse']:>9.4f}{r['bias']:>8.4f}"
+        print(f"{k:<22}{r['loss']:>10.6f}{r['equity_rmse']:>9.4f}{r['sibling_rmse']:>9.4f}{r['bias']:>8.4f}"
               f"{r['pick_loss']:>10.4f}{r['agree']:>7.3f}")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")

@@ -224,3 +224,65 @@ def test_top_plays_at_two_ply(tmp_path, capsys):
     rec = load_checkpoint(tmp_path / "mix.pt")["distilled"]
     assert rec["ply"] == "mixed" and rec["labels_by_ply"] == {"2": 12, "1": 12}
     assert distill_ply1.main(fit[:2] + ["--any-ply"]) == 2
+
+
+def test_two_ply_labels_with_gnubgs_reply_choice(tmp_path, capsys):
+    """--reply-k 1 labels with 2-ply values whose replies are picked at 0-ply (GNU Backgammon's
+    2-ply): the values are the search's with that filter, the chunk records the filter, a folder
+    of the default filter's labels is not silently extended with them, the fit counts each, and
+    the options are refused below --ply 2 or with a bad value, in one line."""
+    import distill_ply1
+
+    from abak_rl.agents.search import MoveFilter
+    src = _trained_expert_net(tmp_path)
+    gnu = load_neural_agent(src, "standard", reply=MoveFilter(1, 0.04))
+    default = load_neural_agent(src, "standard")
+    data = tmp_path / "r1"
+    args = [str(src), str(tmp_path / "u.pt"), "--positions", "12", "--chunk", "12", "--label-only",
+            "--all-plays", "--top", "2", "--ply", "2", "--no-progress"]
+    assert distill_ply1.main(args + ["--data", str(data), "--reply-k", "1"]) == 0
+    with np.load(data / "chunk0000.npz") as z:
+        assert str(z["reply"]) == "1/0.04"
+        b, a, t = z["boards"], z["again"], z["target"]
+    np.testing.assert_allclose(t, gnu.values(b, a, 2), atol=1e-6)
+    assert not np.allclose(gnu.values(b, a, 2), default.values(b, a, 2), atol=1e-6)   # a real difference
+    assert distill_ply1.main(args + ["--data", str(tmp_path / "r2")]) == 0
+    capsys.readouterr()
+    more = [x if x != "12" else "24" for x in args[:4]] + args[4:]
+    assert distill_ply1.main(more + ["--data", str(data)]) == 2      # the default filter into r1's folder
+    assert "with the reply filter 1/0.04, not 2/0.04" in capsys.readouterr().err
+    fit = [str(src), str(tmp_path / "both.pt"), "--data", str(data), "--data", str(tmp_path / "r2"),
+           "--positions", "24", "--ply", "2", "--epochs", "1", "--batch", "8", "--no-progress"]
+    assert distill_ply1.main(fit) == 0
+    assert load_checkpoint(tmp_path / "both.pt")["distilled"]["two_ply_replies"] == {"1/0.04": 12, "2/0.04": 12}
+    capsys.readouterr()
+    for bad, msg in ((["--reply-k", "1"], "apply only with --ply 2"),
+                     (["--ply", "2", "--reply-k", "x"], "reply_k='x'"),
+                     (["--ply", "2", "--reply-margin", "-1"], "margin")):
+        assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("distill_ply1: ") and msg in err[0]
+
+
+def test_labels_searched_with_a_screen(tmp_path, capsys):
+    """--screen S --screen-k K labels with the search whose deepest choices S screens (the
+    values are that agent's), the chunk records the screen, a folder of screened labels is not
+    extended without it, and the option is refused at --ply 0 or with a k below 1."""
+    import distill_ply1
+
+    src = _trained_expert_net(tmp_path)
+    screened = load_neural_agent(src, "standard", screen=src, screen_k=2)
+    data = tmp_path / "s"
+    args = [str(src), str(tmp_path / "u.pt"), "--chunk", "12", "--label-only", "--all-plays", "--ply", "1",
+            "--no-progress", "--data", str(data)]
+    assert distill_ply1.main(args + ["--positions", "12", "--screen", str(src), "--screen-k", "2"]) == 0
+    with np.load(data / "chunk0000.npz") as z:
+        assert str(z["screen"]) == "latest.pt/2"
+        np.testing.assert_allclose(z["target"], screened.values(z["boards"], z["again"], 1), atol=1e-6)
+    capsys.readouterr()
+    assert distill_ply1.main(args + ["--positions", "24"]) == 2
+    assert "with the screen latest.pt/2, not none" in capsys.readouterr().err
+    for bad in (["--ply", "0", "--screen", str(src)], ["--screen", str(src), "--screen-k", "0"]):
+        assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == ["distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"]

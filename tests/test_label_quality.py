@@ -60,8 +60,18 @@ def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
     np.testing.assert_allclose(afterstate_probs(b, plies=2)[0], [1 - p[0], p[3], p[4], p[1], p[2]], atol=1e-6)
     with pytest.raises(ValueError):
         afterstate_probs(b, plies=3)
+    # --reply adds 2-ply rows with another reply filter: the default filter's row comes out the
+    # same as the plain 2-ply row, GNU Backgammon's (replies picked at 0-ply) is its own row
+    two = tmp_path / "two.json"
+    assert label_quality.main(small + ["--plies", "0", "--two-ply", "t", "--reply", "2/0.04",
+                                       "--reply", "1/0.04", "--json", str(two)]) == 0
+    rows = json.loads(two.read_text())["teachers"]
+    assert {"t 2-ply", "t 2-ply 2/0.04", "t 2-ply 1/0.04"} <= set(rows)
+    assert rows["t 2-ply 2/0.04"] == rows["t 2-ply"]
     capsys.readouterr()
     assert label_quality.main(["--net", "nonsense"]) == 2
     assert label_quality.main(["--net", f"t={src}", "--plies", "2"]) == 2
+    assert label_quality.main(["--net", f"t={src}", "--two-ply", "t", "--reply", "1"]) == 2
+    assert label_quality.main(["--net", f"t={src}", "--reply", "1/0.04"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and all(line.startswith("label_quality: ") for line in err)
+    assert len(err) == 4 and all(line.startswith("label_quality: ") for line in err)

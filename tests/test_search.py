@@ -421,3 +421,72 @@ def test_search_over_gnubgs_net_plays_gnubgs_own_search(ply):
             assert abs(eq[theirs] - eq[ours[i]]) < 1e-5, (i, eq[theirs], eq[ours[i]])
     assert choices >= 25
     assert differ <= choices // 10
+
+
+# ----------------------------------------------------------------------------- screens
+
+def _ref_screened_value(model, screen, board, k):
+    """1-ply value of one afterstate, each reply picked by the full net among the screen's best k."""
+    v = model.variant
+    nxt = v.flip(board[None])[0]
+    total = np.zeros(5)
+    for roll, w in zip(ROLLS, ROLL_WEIGHTS):
+        after = v.legal_afterstates(nxt[None], np.asarray(roll, np.int8)[None])
+        no = np.zeros(len(after), bool)
+        s = [float(equity(p)) for p in screen.probs(after.boards, no)]
+        kept = sorted(range(len(s)), key=lambda i: (-s[i], i))[:k]
+        p = model.probs(after.boards[kept], no[kept]).astype(np.float64)
+        total += w * swap(p[int(np.argmax([float(equity(x)) for x in p]))])
+    return total
+
+
+def test_a_screen_leaves_the_full_net_only_its_best_k():
+    """Search with a Screen equals a plain per-roll recursion that ranks the replies by the
+    screen and picks among its best k by the full net; a screen that is the full net, or a k
+    that keeps every play, changes nothing; a poor screen can only make the replies worse for
+    the player who picks them, so the values come out higher for the afterstate's mover."""
+    from abak_rl.agents.search import Screen, Search
+    model, other = _model("standard", seed=2), _model("standard", seed=5)
+    v, boards, dice, after = _positions("standard", 12, seed=11)
+    rows, again = after.boards[::7][:6], np.zeros(len(after.boards[::7][:6]), bool)
+    plain = Search(model.probs, v)
+    for k in (1, 3):
+        got = Search(model.probs, v, screen=Screen(other.probs, k)).values(rows, again, 1)
+        for i, row in enumerate(rows):
+            np.testing.assert_allclose(got[i], _ref_screened_value(model, other, row, k), atol=1e-9)
+        assert (equity(got) >= equity(plain.values(rows, again, 1)) - 1e-12).all()
+    for ply in (1, 2):
+        want = plain.values(rows[:2], again[:2], ply)
+        for screen in (Screen(model.probs, 1), Screen(other.probs, 10_000)):
+            np.testing.assert_allclose(Search(model.probs, v, screen=screen).values(rows[:2], again[:2], ply),
+                                       want, atol=1e-12)
+    assert equity(Search(model.probs, v, screen=Screen(other.probs, 1)).values(rows, again, 1)).sum() > \
+        equity(plain.values(rows, again, 1)).sum()                      # a real difference
+    with pytest.raises(ValueError, match="screen k"):
+        Screen(other.probs, 0)
+
+
+def test_checkpoint_specs_take_a_screen(tmp_path):
+    """checkpoint:...,ply=1,screen=S,screen_k=K loads S as the screen of the search (the net as
+    its own screen at k=1 values exactly as without one); the option is refused at 0-ply, for
+    torch-free agents, with a bad k, or as screen_k alone, each in one ValueError."""
+    from test_widen_net import _trained_expert_net
+
+    from abak_rl.agents.registry import make_agent, parse_agent_options
+    src = _trained_expert_net(tmp_path)
+    v = get_variant("standard")
+    agent = make_agent(f"checkpoint:{src},ply=1,screen={src},screen_k=1", v)
+    assert agent.screen is not None and agent.screen.k == 1 and f"screen={src},screen_k=1" in agent.name
+    plain = make_agent(f"checkpoint:{src},ply=1", v)
+    assert plain.screen is None
+    _, boards, dice, after = _positions("standard", 8, seed=3)
+    again = np.zeros(len(after.boards), bool)
+    np.testing.assert_allclose(agent.values(after.boards[:10], again[:10], 1),
+                               plain.values(after.boards[:10], again[:10], 1), atol=1e-9)
+    assert make_agent(f"checkpoint:{src},ply=2,screen={src}", v).screen.k == 8
+    for spec, msg in ((f"checkpoint:{src},screen={src}", "only with ply=1 or ply=2"),
+                      (f"checkpoint:{src},ply=1,screen_k=3", "needs screen="),
+                      (f"checkpoint:{src},ply=1,screen={src},screen_k=0", "screen_k='0'"),
+                      (f"export:some/dir,ply=1,screen={src}", "checkpoint: agents")):
+        with pytest.raises(ValueError, match=msg):
+            parse_agent_options(spec)

@@ -5,7 +5,9 @@ the highest equity. 1-ply and 2-ply: agents/search.py, the one search the torch-
 model uses too, over this net's Scorer.probs: the next player's 21 rolls (the opponent, or the
 same player after Acey-deucey's 1-2), that player's best reply to each (chosen at one ply less),
 averaged with weights 1/36 (doubles) and 2/36; GNU Backgammon-style move filters decide which
-plays are searched (root: the plays to choose from; reply: the replies inside a 2-ply value).
+plays are searched (root: the plays to choose from; reply: the replies inside a 2-ply value),
+and an optional screen (a small net's checkpoint) leaves the deepest 0-ply choices' full-net
+evaluations to its best few plays.
 """
 
 from __future__ import annotations
@@ -16,20 +18,23 @@ import numpy as np
 
 from ..engine.common import Afterstates
 from ..model.scorer import Scorer, best_afterstates, resolve_device
-from .search import REPLY_FILTER, ROLL_WEIGHTS, ROLLS, ROOT_FILTER, Search, best_of, check_ply, filter_suffix  # noqa: F401
+from .search import REPLY_FILTER, ROLL_WEIGHTS, ROLLS, ROOT_FILTER, Screen, Search, best_of, check_ply, filter_suffix  # noqa: F401
 
 
 class NeuralAgent:
     def __init__(self, scorer: Scorer, ply: int = 0, name: str = "neural",
-                 root=ROOT_FILTER, reply=REPLY_FILTER):
+                 root=ROOT_FILTER, reply=REPLY_FILTER, screen: Screen | None = None):
         self.scorer, self.ply = scorer, check_ply(ply)
-        self.root, self.reply = root, reply
+        self.root, self.reply, self.screen = root, reply, screen
         self.name = name if ply == 0 else f"{name}@{ply}ply" + filter_suffix(root, reply)
+        if screen is not None and ply > 0:
+            self.name += f",screen={screen.name},screen_k={screen.k}"
         if scorer.precision != "fp32":
             self.name += f",precision={scorer.precision}"
 
     def search(self) -> Search:
-        return Search(self.scorer.probs, self.scorer.variant, root=self.root, reply=self.reply)
+        return Search(self.scorer.probs, self.scorer.variant, root=self.root, reply=self.reply,
+                      screen=self.screen)
 
     def choose(self, variant, before: np.ndarray, dice: np.ndarray, after: Afterstates,
                utility=None) -> np.ndarray:
@@ -57,13 +62,16 @@ class NeuralAgent:
 
 
 def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cpu",
-                      root=ROOT_FILTER, reply=REPLY_FILTER, precision: str = "fp32") -> NeuralAgent:
+                      root=ROOT_FILTER, reply=REPLY_FILTER, precision: str = "fp32",
+                      screen: str | Path | None = None, screen_k: int = 8) -> NeuralAgent:
     """An Agent playing the net in checkpoint `path` (a file, or a run folder's latest.pt).
 
     variant: a variant object or name; the checkpoint's feature set must describe it (a net
     trained on standard also plays nackgammon; abak needs an abak-trained net).
     root / reply: the move filters of the search at ply >= 1 (agents/search.py).
     precision: "fp32", or "bf16" for the hidden layers in bfloat16 (model/bf16.py; faster search).
+    screen / screen_k: a small net's checkpoint that screens the deepest 0-ply choices of the
+    search, the full net valuing only its best screen_k (agents/search.Screen; ply >= 1).
     """
     from ..engine.variants import get_variant
     from ..features import get_feature_set
@@ -82,5 +90,9 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     net = build_net_from(data, fs)
     dev = resolve_device(device)
     net.to(dev).eval()
+    sieve = None
+    if screen is not None:
+        small = load_neural_agent(screen, variant, device=device).scorer
+        sieve = Screen(small.probs, screen_k, name=str(screen))
     return NeuralAgent(Scorer(net, fs, variant, dev, precision), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
-                       root=root, reply=reply)
+                       root=root, reply=reply, screen=sieve)

@@ -13,7 +13,9 @@ A game-ending afterstate gets its exact value at every depth.
 Move filters (GNU Backgammon's): a choice at 1-ply or deeper first scores every play at 0-ply,
 then searches only the best `k` of them that lie within `margin` equity of the best. The root
 choice uses `root`; the replies chosen inside a 2-ply value (by 1-ply search) use `reply`.
-0-ply choices need no filter. Work is batched over positions, plays and rolls; loops run over
+0-ply choices need no filter, but they are most of a search's work (every reply to every roll
+at the deepest level): a `Screen` (GNU Backgammon's pruning nets) scores them first with a
+small, cheap net and leaves only its best `k` per position to the full net. Work is batched over positions, plays and rolls; loops run over
 plies and chunks of afterstates only.
 """
 
@@ -78,6 +80,23 @@ class MoveFilter:
 
 ROOT_FILTER = MoveFilter(8, 0.16)
 REPLY_FILTER = MoveFilter(2, 0.04)
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The deepest 0-ply choices of a search made in two steps: `probs_fn` (a small net,
+    same signature as the full evaluator) scores every play, the full net only its best `k` per
+    position, and the best of those by the full net is the choice. A play the screen ranks
+    below k is never seen, so a value can only come out lower (by 0.0003 equity on average for
+    the standard screen; docs/training.md)."""
+
+    probs_fn: object
+    k: int = 8
+    name: str = "screen"
+
+    def __post_init__(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
+            raise ValueError(f"screen k must be a whole number >= 1, got {self.k!r}")
 NO_FILTER = MoveFilter(None, None)
 
 
@@ -107,9 +126,9 @@ class Search:
     """N-ply search over a 0-ply evaluator. probs_fn(boards, again) -> [N, 5] (float32 or 64)."""
 
     def __init__(self, probs_fn, variant, root: MoveFilter = ROOT_FILTER,
-                 reply: MoveFilter = REPLY_FILTER, chunk: int = CHUNK):
+                 reply: MoveFilter = REPLY_FILTER, chunk: int = CHUNK, screen: Screen | None = None):
         self.probs_fn, self.variant = probs_fn, variant
-        self.root, self.reply, self.chunk = root, reply, int(chunk)
+        self.root, self.reply, self.chunk, self.screen = root, reply, int(chunk), screen
 
     # -- values -----------------------------------------------------------------------------------
     def values(self, boards: np.ndarray, again: np.ndarray, ply: int) -> np.ndarray:
@@ -139,6 +158,8 @@ class Search:
         """[n, 5] float64: per position of `after`, its best play chosen and valued at `ply`
         (the reply filter screens plays at 0-ply first when ply >= 1), from the mover's view."""
         again = self.variant.extra_turn(np.asarray(dice))[after.parent]
+        if ply == 0 and self.screen is not None:
+            return self.screened_best(after, again, n)
         p0 = self.probs_fn(after.boards, again)
         eq0 = equity(p0)
         if ply == 0:
@@ -146,6 +167,14 @@ class Search:
         rows = np.flatnonzero(self.reply.keep(eq0, after.parent, n))
         val = self.values(after.boards[rows], again[rows], ply)
         return val[segment_argmax(equity(val), after.parent[rows], n)]
+
+    def screened_best(self, after, again: np.ndarray, n: int) -> np.ndarray:
+        """[n, 5] float64: per position, the best of the screen's top k plays by the full net."""
+        keep = MoveFilter(self.screen.k, None).keep(equity(self.screen.probs_fn(after.boards, again)),
+                                                    after.parent, n)
+        rows = np.flatnonzero(keep)
+        p = np.asarray(self.probs_fn(after.boards[rows], again[rows]), dtype=np.float64)
+        return p[segment_argmax(equity(p), after.parent[rows], n)]
 
     def play_values(self, after, dice: np.ndarray, n: int, ply: int):
         """Values of every row of `after` (positions rolled `dice`) for the root choice:
