@@ -9,7 +9,9 @@ CPU time of each and how far the screened values are from the full search's.
 The afterstates are each position's best five plays of a random roll by the net's 0-ply (the
 plays `distill_ply1.py --top 5` labels). Reported per setting: afterstates per CPU-second, the
 speed-up over the unscreened search in the same run, and the equity difference (screened -
-full): its mean (positive: the screen missed replies) and root mean square.
+full): its mean (positive: the screen missed replies) and root mean square. `--picks N` also
+plays N positions' rolls at 1-ply with and without the screen (the default root filter): the
+share of the same picks, and the equity the screened pick gives up by the full 1-ply search.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reply-k", default="1")
     ap.add_argument("--precision", default="bf16")
     ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--picks", type=int, default=0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     import torch
@@ -61,7 +64,7 @@ def main(argv=None) -> int:
     sc = agent.scorer
     play, rng = SelfPlay(sc.variant, 512, seed=args.seed), np.random.default_rng(args.seed)
     rows = []
-    while sum(len(r) for r in rows) < args.positions:
+    while sum(len(r) for r in rows) < max(args.positions, args.picks):
         r, _ = played_rows(play.step(sc, 0.0))
         rows.append(r)
     b, a = every_play(sc, np.concatenate(rows)[:args.positions], rng, 5)
@@ -80,6 +83,21 @@ def main(argv=None) -> int:
             report["rows"].append({"ply": ply, "k": k, "per_cpu_s": len(b) / s, "speedup": base / s,
                                    "mean_diff": float(d.mean()), "rms_diff": float(np.sqrt((d ** 2).mean())),
                                    "max_abs_diff": float(np.abs(d).max())})
+    if args.picks > 0:
+        pos = np.concatenate(rows)
+        pos = sc.variant.flip(pos[sc.variant.winner_points(pos) == 0])[-args.picks:]
+        dice = rng.integers(1, 7, size=(len(pos), 2)).astype(np.int8)
+        after = sc.variant.legal_afterstates(pos, dice)
+        full = Search(sc.probs, sc.variant, reply=reply)
+        p, searched = full.play_values(after, dice, len(pos), 1)
+        eq = np.where(searched, equity(p), -np.inf)
+        for k in ks:
+            pick = Search(sc.probs, sc.variant, reply=reply, screen=Screen(small.probs, k)).choose(
+                after, dice, len(pos), 1)
+            best = full.choose(after, dice, len(pos), 1)
+            report.setdefault("picks", []).append({"k": k, "positions": int(len(pos)),
+                                                   "same": float((pick == best).mean()),
+                                                   "equity_lost": float((eq[best] - eq[pick]).mean())})
     print(f"screen_check: {len(b)} afterstates, reply filter {reply.label()}, {args.precision}")
     print(f"{'ply':>4}{'k':>6}{'per CPU-s':>11}{'speed-up':>10}{'mean diff':>11}{'rms diff':>10}{'max':>8}")
     for r in report["rows"]:
@@ -87,6 +105,9 @@ def main(argv=None) -> int:
         extra = (f"{r['speedup']:>9.2f}x{r['mean_diff']:>11.5f}{r['rms_diff']:>10.5f}{r['max_abs_diff']:>8.4f}"
                  if r["k"] else "")
         print(f"{r['ply']:>4}{k:>6}{r['per_cpu_s']:>11.1f}{extra}")
+    for r in report.get("picks", []):
+        print(f"1-ply picks, k={r['k']}: {r['same']:.3f} the same over {r['positions']} positions, "
+              f"{r['equity_lost']:.5f} equity given up a position")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0
