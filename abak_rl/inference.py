@@ -383,23 +383,26 @@ class Model:
             return swap_perspective(self.probs(self.variant.flip(boards)))
         return self.search(reply=reply).pre_roll(boards, ply).astype(np.float32)
 
+    def cube_policy(self, x: float | str = "auto", ply: int = 0):
+        """The cube policy evaluate plays with (agents/cube_policies.JanowskiCube) over this
+        model: at ply N >= 1 each of the mover's 21 rolls is played (and valued) at N-1 ply."""
+        from .agents.cube_policies import JanowskiCube
+        return JanowskiCube(lambda variant, boards: self.pre_roll_probs(boards), x=x, ply=ply,
+                            afterstate_fn=self.probs)
+
     def cube_decision(self, row: np.ndarray, owner: int = 0, x: float | str = "auto", ply: int = 0) -> dict:
-        """Money cube decision of the player to move before rolling (engine/cube.py):
-        owner 0 centred, 1 the mover owns the cube, -1 the opponent does. x: Janowski's cube
-        efficiency, "auto" = GNU Backgammon's by position class (cube.cube_efficiency)."""
+        """Money cube decision of the player to move before rolling, as evaluate decides it
+        (JanowskiCube, engine/cube.py): owner 0 centred, 1 the mover owns the cube, -1 the
+        opponent does. x: Janowski's cube efficiency, "auto" = GNU Backgammon's by position
+        class (cube.cube_efficiency; short two-sided bear-offs then take the exact values)."""
         from .engine import cube as cube_math
-        auto = isinstance(x, str)
-        if auto:
-            if x != "auto":
-                raise ValueError(f"cube efficiency must be a number in [0, 1] or auto, got {x!r}")
-            x = float(cube_math.cube_efficiency(self.variant, np.asarray(row)[None])[0])
-        probs = self.pre_roll_probs(np.asarray(row)[None], ply=ply)
-        decision, eq = cube_math.money_cube_decision(probs, np.array([owner]), x)
-        exact = False
-        if auto:        # short two-sided bear-offs: the exact values (engine/bearoff_cube.py)
-            decision, eq, hit = cube_math.exact_bearoff_money(self.variant, np.asarray(row)[None],
-                                                              np.array([owner]), decision, eq)
-            exact = bool(hit[0])
+        if isinstance(x, str) and x != "auto":
+            raise ValueError(f"cube efficiency must be a number in [0, 1] or auto, got {x!r}")
+        board = np.asarray(row)[None]
+        policy = self.cube_policy(x, check_ply(ply))
+        decision, eq = policy.decide(self.variant, board, cube_math.CubeContext(value=np.array([1]),
+                                                                                owner=np.array([owner])))
+        probs, exact = policy.last_probs, bool(policy.last_exact[0])
         d = int(decision[0])
         if owner == -1:
             d = -1  # the opponent owns the cube: the mover cannot double
@@ -408,7 +411,8 @@ class Model:
                 else cube_math.DECISION_NAMES[d],
                 "equities": {"no_double": float(eq[0, 0]), "double_take": float(eq[0, 1]),
                              "double_pass": float(eq[0, 2])},
-                "efficiency": x, "method": "exact two-sided bear-off" if exact else "janowski"}
+                "efficiency": float(policy.efficiency(self.variant, board)[0]),
+                "method": "exact two-sided bear-off" if exact else "janowski"}
 
 
 class ExportedAgent:

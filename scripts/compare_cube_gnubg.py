@@ -2,7 +2,7 @@
 
     python scripts/compare_cube_gnubg.py [--agent SPEC] [--positions 1000] [--games 200]
                                          [--plies 2] [--x auto] [--seed 0] [--window LO,HI]
-                                         [--cube-ply 0|1] [--cache F.npz] [--probs gnubg0]
+                                         [--cube-ply 0|1|2] [--cache F.npz] [--probs gnubg0]
                                          [--length 7 --scores 4-2,2-4,5-5,6-3,3-6] [--worst N]
                                          [--json F]
 
@@ -37,16 +37,17 @@ Crawford game itself has no cube), with a centred 1-cube. Losses are in match-wi
 through the same match equity table (Kazaross-XG2, gnubg's default): MWC = L + (EMG + 1) / 2 *
 (W - L), W and L the MWC of winning and losing the cube's value at that score.
 
---cube-ply 1 decides our cube after one roll of lookahead (JanowskiCube ply=1), as
-`evaluate cube_ply=1` plays it. --probs gnubg0 feeds the same cube code GNU Backgammon 0-ply's
+--cube-ply 1 or 2 decides our cube after one roll of lookahead (JanowskiCube ply=1: each roll's
+play at 0-ply) or with that play searched at 1-ply (ply=2, GNU Backgammon's 2-ply cube), as
+`evaluate cube_ply=N` plays it. --probs gnubg0 feeds the same cube code GNU Backgammon 0-ply's
 probabilities instead of the agent's: what the rule alone loses. A money run at 0-ply also
 reports `probability_bias`: the mean of (ours - gnubg 0-ply) for each of the five
 probabilities, over all positions and over those gnubg doubles. --cache F.npz keeps the candidate positions (after --window) so
 that further runs skip the self-play games. `by_class` splits the doubler's and the taker's
 losses by position class (contact, race, bear-off); --worst N lists the N costliest wrong
 decisions with their GNU Backgammon position IDs, gnubg's three equities and, beside gnubg
-0-ply's, the probabilities our cube read (cube-ply 0's; with --cube-ply 1 the decision looked
-one roll further).
+0-ply's, the probabilities our cube read (at --cube-ply N >= 1 the average over the 21 rolls
+of each roll's play valued at N-1 ply: the pre-roll N-ply probabilities).
 """
 
 from __future__ import annotations
@@ -221,8 +222,10 @@ def judge(ours, gnubg_cube, variant, rows, ctx, units, worst: int = 0, probs_fn=
     """Our offer/take decisions on rows against gnubg's cfevaluate, the losses in `units`;
     `worst` > 0 lists that many of the costliest wrong decisions (probs_fn(variant, rows): our
     probabilities to show beside gnubg 0-ply's)."""
-    offer = ours.offer(variant, rows, ctx)
-    take = ours.accept(variant, rows, ctx)
+    from abak_rl.engine.cube import NO_DOUBLE
+    decision, our_eq = ours.decide(variant, rows, ctx)      # once: offer and accept both read it
+    offer, take = decision != NO_DOUBLE, our_eq[:, 1] < our_eq[:, 2]
+    read = getattr(ours, "last_probs", None)                  # the probabilities the decision read
     t0 = time.perf_counter()
     eq = gnubg_cube.evaluate(rows, ctx)       # optimal, nd, dt, dp
     seconds = time.perf_counter() - t0
@@ -267,7 +270,8 @@ def judge(ours, gnubg_cube, variant, rows, ctx, units, worst: int = 0, probs_fn=
         "close": close,
         "by_class": by_class(variant, rows, d_loss, t_loss, g_offer),
         **({"worst": worst_decisions(variant, rows, d_loss, t_loss, offer, take, eq, worst,
-                                     None if probs_fn is None else (probs_fn(variant, rows), gnubg_probs(rows)))}
+                                     None if probs_fn is None else
+                                     (probs_fn(variant, rows) if read is None else read, gnubg_probs(rows)))}
            if worst else {}),
         "gnubg_seconds": seconds,
     }
@@ -338,7 +342,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--window", default=None, help="LO,HI: keep positions with gnubg 0-ply's cubeless "
                                                   "win chance in [LO, HI] (e.g. 0.55,0.95)")
-    p.add_argument("--cube-ply", type=int, default=0, choices=(0, 1), help="our cube's lookahead")
+    p.add_argument("--cube-ply", type=int, default=0, choices=(0, 1, 2), help="our cube's lookahead")
     p.add_argument("--cache", help="an .npz keeping the candidate positions between runs")
     p.add_argument("--probs", default="agent", choices=("agent", "gnubg0"),
                    help="decide from the agent's probabilities, or from gnubg 0-ply's (the rule alone)")

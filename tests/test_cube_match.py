@@ -327,7 +327,7 @@ def test_evaluate_takes_the_table_the_cube_ply_and_a_fixed_efficiency(tmp_path, 
                  "cube_x=0.7", f"out={out}"]) == 0
     assert json.loads(out.read_text())["cube_x"] == 0.7
     capsys.readouterr()
-    for args, needle in ((["met=woolsey"], "met='woolsey'"), (["cube_ply=2"], "cube_ply=2")):
+    for args, needle in ((["met=woolsey"], "met='woolsey'"), (["cube_ply=3"], "cube_ply=3")):
         assert main(["evaluate", "agent=pubeval", "match_length=3", *args]) == 2
         err = capsys.readouterr().err
         assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
@@ -409,3 +409,90 @@ def test_match_cube_ab_script_runs_and_refuses_bad_input():
     assert "2 matches to 2" in r.stdout and "% ±" in r.stdout
     r = subprocess.run([sys.executable, str(script), "--matches", "3"], capture_output=True, text=True)
     assert r.returncode == 2 and "even" in r.stderr and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- 2-ply
+
+def _two_ply_cube_reference(v, net, boards, ctx, x_of):
+    """A plain per-position, per-roll 2-ply cube: each roll's plays that the reply filter keeps
+    at 0-ply are valued at 1-ply by hand (every reply of every opponent roll at 0-ply), the best
+    by equity (money) or match-winning chance (match) is the leaf, and the next player's 0-ply
+    decision is averaged over the rolls (cube_decision_1ply, checked by hand above)."""
+    from abak_rl.agents.cube_policies import ROLL_WEIGHTS, ROLLS
+    from abak_rl.agents.search import REPLY_FILTER
+    from abak_rl.model.outcomes import equity, swap_perspective_np
+    codes, eqs = [], []
+    for i in range(len(boards)):
+        leaves, xs, overs, agains = [], [], [], []
+        for d in ROLLS:
+            after = v.legal_afterstates(boards[i:i + 1], d[None])
+            again = bool(v.extra_turn(d[None])[0])
+            p0 = net(after.boards, np.full(len(after), again))
+            order = np.argsort(-equity(p0), kind="stable")
+            keep = [j for j in order[:REPLY_FILTER.k] if equity(p0)[order[0]] - equity(p0)[j] <= REPLY_FILTER.margin]
+            best, best_score = None, -np.inf
+            for j in sorted(keep):
+                b = after.boards[j]
+                if v.winner_points(b[None])[0] > 0:
+                    val = net(b[None], np.array([again]))[0]
+                else:
+                    nxt = b if again else v.flip(b[None])[0]
+                    acc = np.zeros(5)
+                    for e, w in zip(ROLLS, ROLL_WEIGHTS):
+                        rep = v.legal_afterstates(nxt[None], e[None])
+                        pr = net(rep.boards, np.full(len(rep), bool(v.extra_turn(e[None])[0])))
+                        acc += w * pr[int(np.argmax(equity(pr)))]
+                    val = acc if again else swap_perspective_np(acc)
+                if ctx.is_match:
+                    s = mwc_from_probs(val[None], ctx.away[i:i + 1], ctx.opp_away[i:i + 1],
+                                       ctx.value[i:i + 1], ctx.met)[0]
+                else:
+                    s = equity(val[None])[0]
+                if s > best_score:
+                    best, best_score = (val, b), s
+            val, b = best
+            over = v.winner_points(b[None])[0] > 0
+            leaves.append(val)
+            overs.append(over)
+            agains.append(again)
+            xs.append(0.0 if over else x_of((b if again else v.flip(b[None])[0])[None])[0])
+        sub = CubeContext(ctx.value[i:i + 1], ctx.owner[i:i + 1],
+                          *((ctx.away[i:i + 1], ctx.opp_away[i:i + 1], ctx.met) if ctx.is_match else ()))
+        c, e = cube_decision_1ply(np.array(leaves)[None], np.array(xs)[None], ROLL_WEIGHTS, sub,
+                                  np.array(overs)[None], np.array(agains)[None])
+        codes.append(c[0])
+        eqs.append(e[0])
+    return np.array(codes), np.array(eqs)
+
+
+def test_two_ply_cube_against_a_plain_reference(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        from test_export import make_checkpoint
+    finally:
+        sys.path.pop(0)
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.evaluate.cube_match import make_policy
+    from abak_rl.export.sample import sample_positions
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, seed=3)
+    v = get_variant("standard")
+    agent = load_neural_agent(tmp_path / "c.pt", v)
+    net = lambda b, again: np.asarray(agent.scorer.probs(b, again), dtype=np.float64)  # noqa: E731
+    boards, _ = sample_positions(v, 3, seed=4)
+    boards = np.concatenate([boards, _classic({1: 2, 3: 1}, {22: 1, 24: 2})[None]])  # a bear-off: games end
+    n = len(boards)
+    pol = make_policy("janowski", agent, ply=2)
+    x_of = lambda b: cube_efficiency(v, b)  # noqa: E731
+    for ctx in (CubeContext(np.ones(n, int), np.zeros(n, int)),
+                CubeContext(np.ones(n, int), np.zeros(n, int), np.full(n, 2), np.full(n, 4), load_met())):
+        d, eq = pol.decide(v, boards, ctx)
+        want_d, want_eq = _two_ply_cube_reference(v, net, boards, ctx, x_of)
+        if not ctx.is_match:   # exact two-sided bear-off values replace the last row in money play
+            want_d[-1], want_eq[-1] = d[-1], eq[-1]
+        assert eq == pytest.approx(want_eq, abs=1e-6)
+        assert (d == want_d).all()
+    # 2-ply sees further than 1-ply: the decisions' equities differ
+    one = make_policy("janowski", agent, ply=1).decide(v, boards[:3], CubeContext(np.ones(3, int), np.zeros(3, int)))[1]
+    assert np.abs(one - eq[:3]).max() > 1e-4
+    with pytest.raises(ValueError, match="cube ply must be 0, 1 or 2"):
+        JanowskiCube(lambda variant, b: None, ply=3, afterstate_fn=net)

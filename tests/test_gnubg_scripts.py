@@ -79,6 +79,10 @@ def test_compare_cube_reports_agreement_and_equity_lost(capsys):
     g = json.loads(capsys.readouterr().out)
     assert g["probs"] == "gnubg0" and g["all"]["agreement"] >= 0.95
     assert g["all"]["mean_equity_lost"] <= r["all"]["mean_equity_lost"] + 1e-9
+    # the 2-ply cube (evaluate cube_ply=2) is judged the same way
+    assert compare_cube_gnubg.main(["--positions", "4", "--games", "2", "--plies", "0", "--cube-ply", "2"]) == 0
+    t = json.loads(capsys.readouterr().out)
+    assert t["cube_ply"] == 2 and t["all"]["decisions"] == 8 and 0 <= t["all"]["agreement"] <= 1
 
 
 @needs_gnubg

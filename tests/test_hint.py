@@ -99,6 +99,39 @@ def test_cube_decision_without_dice(std):
 
 
 @pytest.mark.skipif(not _abak_ok(), reason="abak engine unavailable")
+@pytest.mark.parametrize("ply", [1, 2])
+def test_the_cube_hint_at_a_ply_decides_as_evaluate(std, ply):
+    """hint's cube at --ply N is evaluate's N-ply cube (each roll played, the next player's
+    decision averaged), not Janowski on averaged probabilities; money and match scores."""
+    from abak_rl.evaluate.cube_match import make_policy
+    from abak_rl.inference import load_exported_agent
+    from abak_rl.io.position_json import row_from_json
+    model = load_exported(std / "out")
+    agent = load_exported_agent(std / "out", model.variant)
+    # the mover's last two checkers on its 6 and 5 points: 6 rolls in 36 win at once (exact
+    # values), the rest leave the game to the net; the opponent has all 15 to bear off
+    pos = {"variant": "standard", "board": [0, 0, 0, 0, 1, 1] + [0] * 12 + [-3] * 5 + [0],
+           "bar": [0, 0], "off": [13, 0]}
+    _, row = row_from_json(pos)
+    policy = make_policy("janowski", agent, ply=ply)
+    money = cube_math.CubeContext(value=np.array([1]), owner=np.array([0]))
+    _, eq = policy.decide(model.variant, row[None], money)
+    rc, out = run_hint(["--model", str(std / "out"), "--position", json.dumps(pos), "--ply", str(ply), "--json"])
+    c = json.loads(out)["cube"]
+    assert rc == 0 and [c["equities"][k] for k in ("no_double", "double_take")] == pytest.approx(eq[0, :2], abs=1e-5)
+    # the old hint: Janowski on the N-ply averaged probabilities, which is another number
+    old = cube_math.money_cube_decision(model.pre_roll_probs(row[None], ply=ply), np.array([0]), c["efficiency"])[1]
+    assert abs(old[0, 0] - eq[0, 0]) > 1e-4
+    match = cube_math.CubeContext(value=np.array([1]), owner=np.array([0]), away=np.array([3]),
+                                  opp_away=np.array([5]), met=cube_math.get_met(cube_math.DEFAULT_MET, 7),
+                                  crawford=np.array([False]))
+    _, meq = policy.decide(model.variant, row[None], match)
+    rc, out = run_hint(["--model", str(std / "out"), "--position", json.dumps(pos), "--ply", str(ply),
+                        "--match-length", "7", "--score", "4", "2", "--json"])
+    m = json.loads(out)["cube"]["equities_mwc"]
+    assert rc == 0 and [m["no_double"], m["double_take"]] == pytest.approx(meq[0, :2], abs=1e-5)
+
+
 def test_abak_hint(tmp_path):
     make_checkpoint(tmp_path / "a.pt", "abak", hidden=8)
     rc, out = run_hint(["--model", str(tmp_path / "a.pt"), "--variant", "abak", "--dice", "4", "2", "--json"])

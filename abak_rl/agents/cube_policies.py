@@ -9,7 +9,7 @@ CubeContext; it answers arrays of booleans for the whole batch:
 Policies:
 - JanowskiCube: from the evaluator's five outcome probabilities, Janowski's cubeful equity
   (engine/cube.py), money or match play (match-winning chances from the match equity table),
-  cube efficiency by position class, at 0-ply or 1-ply.
+  cube efficiency by position class, at 0-ply, 1-ply or 2-ply.
 - ThresholdCube: the baseline bots' policy: a win estimate p for the player to move; double when
   double_at <= p < too_good, take when the taker's chance 1 - p >= take_at.
 - RandomCube: doubles and takes at random (the random bot's policy).
@@ -23,6 +23,8 @@ import numpy as np
 from ..engine import cube as cube_math
 from ..engine.common import segment_argmax
 from ..engine.cube import CubeContext  # noqa: F401  (re-exported for policy authors)
+from ..model.outcomes import equity
+from .search import REPLY_FILTER, MoveFilter, Search, best_of, check_ply
 
 
 class NeverDouble:
@@ -94,22 +96,32 @@ class JanowskiCube:
     probs_fn(variant, boards) -> [n, 5] outcome probabilities of the player to move, before its
     roll (a neural agent evaluates the position as the opponent's afterstate and swaps sides).
     x: the cube efficiency, "auto" (GNU Backgammon's per position class, cube.cube_efficiency)
-    or a number. ply=1 looks one roll ahead: afterstate_fn(boards, again) -> [m, 5] (the
-    probabilities of afterstates from the view of the player who made them) picks the play of
-    every roll (cubeless equity in money play, match-winning chance at a match score) and the
-    next player's 0-ply cube decision is averaged over the 21 rolls (cube.cube_decision_1ply).
+    or a number. ply=N >= 1 looks N rolls ahead, as GNU Backgammon's N-ply cube does: for each of
+    the mover's 21 rolls its play is chosen and valued at (N-1)-ply (afterstate_fn(boards, again)
+    -> [m, 5], the afterstates' 0-ply probabilities from the view of the player who made them,
+    searched by agents/search.Search at N = 2 over the plays `filter` keeps at 0-ply; the choice
+    by cubeless equity in money play, by match-winning chance at a match score) and the next
+    player's 0-ply cube decision on those probabilities is averaged over the 21 rolls
+    (cube.cube_decision_1ply).
     """
 
     name = "janowski"
 
-    def __init__(self, probs_fn, x="auto", ply: int = 0, afterstate_fn=None):
+    def __init__(self, probs_fn, x="auto", ply: int = 0, afterstate_fn=None,
+                 filter: MoveFilter = REPLY_FILTER):
         if not (x == "auto" or isinstance(x, (int, float)) and 0.0 <= float(x) <= 1.0):
             raise ValueError(f"cube efficiency x must be 'auto' or a number in [0, 1], got {x!r}")
-        if ply not in (0, 1):
-            raise ValueError(f"cube ply must be 0 or 1, got {ply!r}")
-        if ply == 1 and afterstate_fn is None:
-            raise ValueError("a 1-ply cube needs afterstate_fn (the evaluator of afterstates)")
+        try:
+            ply = check_ply(ply)
+        except ValueError:
+            raise ValueError(f"cube ply must be 0, 1 or 2, got {ply!r}") from None
+        if ply and afterstate_fn is None:
+            raise ValueError(f"a {ply}-ply cube needs afterstate_fn (the evaluator of afterstates)")
         self.probs_fn, self.x, self.ply, self.afterstate_fn = probs_fn, x, ply, afterstate_fn
+        self.filter = filter
+        # what the last decide() read: the mover's pre-roll probabilities (N-ply: the average
+        # over the rolls) and which rows took the exact bear-off values
+        self.last_probs = self.last_exact = None
 
     def efficiency(self, variant, boards):
         if self.x == "auto":
@@ -120,37 +132,50 @@ class JanowskiCube:
         """(decision codes, equities [n, 3]: no double, double-take, double-pass). With x =
         "auto", money decisions in short two-sided bear-offs are the exact ones
         (cube.exact_bearoff_money), at either ply."""
-        if self.ply == 1:
-            codes, eq = self._decide_1ply(variant, boards, ctx)
+        if self.ply:
+            codes, eq = self._decide_nply(variant, boards, ctx)
         else:
             probs = self.probs_fn(variant, boards)
+            self.last_probs = np.asarray(probs, dtype=np.float64)
             codes, eq = cube_math.cube_decision(probs, ctx, self.efficiency(variant, boards))
+        self.last_exact = np.zeros(len(codes), dtype=bool)
         if self.x == "auto" and not ctx.is_match:
-            codes, eq, _ = cube_math.exact_bearoff_money(variant, boards, ctx.owner, codes, eq)
+            codes, eq, self.last_exact = cube_math.exact_bearoff_money(variant, boards, ctx.owner, codes, eq)
         return codes, eq
 
-    def _decide_1ply(self, variant, boards, ctx):
+    def _decide_nply(self, variant, boards, ctx):
         boards = np.asarray(boards)
         n, r = boards.shape[0], len(ROLLS)
         pos = np.repeat(boards, r, axis=0)
         dice = np.tile(ROLLS, (n, 1))
         after = variant.legal_afterstates(pos, dice)
         again_rows = variant.extra_turn(dice)[after.parent]
+        root = after.parent // r
+
+        def score(p, rows):     # what the mover's play of each roll maximises
+            if ctx.is_match:
+                return cube_math.mwc_from_probs(p, ctx.away[root[rows]], ctx.opp_away[root[rows]],
+                                                ctx.value[root[rows]], ctx.met)
+            return p[:, 0] * 2 - 1 + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4]
+
         p = np.asarray(self.afterstate_fn(after.boards, again_rows), dtype=np.float64)
-        if ctx.is_match:
-            root = after.parent // r
-            score = cube_math.mwc_from_probs(p, ctx.away[root], ctx.opp_away[root],
-                                             ctx.value[root], ctx.met)
-        else:
-            score = p[:, 0] * 2 - 1 + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4]
-        best = segment_argmax(score, after.parent, n * r)
+        every = np.arange(len(after))
+        if self.ply == 1:
+            best = segment_argmax(score(p, every), after.parent, n * r)
+        else:   # the plays the filter keeps at 0-ply, valued at (ply - 1)-ply
+            rows = np.flatnonzero(self.filter.keep(equity(p), after.parent, n * r))
+            p = p.copy()
+            p[rows] = Search(self.afterstate_fn, variant).values(after.boards[rows], again_rows[rows], self.ply - 1)
+            best = best_of(score(p[rows], rows), rows, after.parent, n * r)
         chosen = after.boards[best]
         again = variant.extra_turn(dice)
         over = variant.winner_points(chosen) > 0
         nxt = np.where(again[:, None], chosen, variant.flip(chosen))
         leaf_x = np.where(over, 0.0, self.efficiency(variant, nxt))
-        return cube_math.cube_decision_1ply(p[best].reshape(n, r, 5), leaf_x.reshape(n, r),
-                                            ROLL_WEIGHTS, ctx, over.reshape(n, r), again.reshape(n, r))
+        leaf = p[best].reshape(n, r, 5)
+        self.last_probs = np.einsum("nrc,r->nc", leaf, ROLL_WEIGHTS)
+        return cube_math.cube_decision_1ply(leaf, leaf_x.reshape(n, r), ROLL_WEIGHTS, ctx,
+                                            over.reshape(n, r), again.reshape(n, r))
 
     def offer(self, variant, boards, ctx):
         return self.decide(variant, boards, ctx)[0] != cube_math.NO_DOUBLE

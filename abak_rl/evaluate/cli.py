@@ -20,7 +20,7 @@ EVALUATE = {
     "cube": (str, "none"), "match_length": (int, 0), "jacoby": (bool, False),
     "agent_cube": (str, "auto"), "opponent_cube": (str, "auto"),
     # Janowski's cube (docs/cube.md): cube_x=N fixes the efficiency (default: by position
-    # class), 0 or 1 ply, and the match equity table
+    # class), its look-ahead (0, 1 or 2 ply), and the match equity table
     "cube_x": (float, None), "cube_ply": (int, 0), "met": (str, "kazaross-xg2"),
 }
 TOURNAMENT = {
@@ -123,8 +123,8 @@ def _evaluate_games(a: dict) -> int:
     if a["cube"] == "match" and not a["match_length"]:
         raise ArgError("evaluate: cube=match needs match_length=N")
     a = dict(a, cube_x="auto" if a["cube_x"] is None else a["cube_x"])
-    if a["cube_ply"] not in (0, 1):
-        raise ArgError(f"evaluate: cube_ply={a['cube_ply']}: expected 0 or 1")
+    if a["cube_ply"] not in (0, 1, 2):
+        raise ArgError(f"evaluate: cube_ply={a['cube_ply']}: expected 0, 1 or 2")
     from ..engine.cube import MET_CHOICES
     if a["met"] not in MET_CHOICES:
         raise ArgError(f"evaluate: met={a['met']!r}: expected one of {', '.join(MET_CHOICES)}")

@@ -58,7 +58,7 @@ def check_records_path(path: str, variant, match_length: int = 0, jacoby: bool =
 
 def afterstate_fn_for(agent):
     """The afterstate evaluator (boards, again) -> [m, 5] of a neural or exported agent, else None
-    (what a 1-ply cube plays each roll with)."""
+    (what an N-ply cube plays each roll with)."""
     scorer = getattr(agent, "scorer", None) or getattr(agent, "model", None)
     return getattr(scorer, "probs", None) if scorer is not None else None
 
@@ -78,7 +78,7 @@ def make_policy(kind: str, agent, x="auto", seed: int = 0, jacoby: bool = False,
             raise ValueError(f"cube policy janowski needs an agent with an evaluator, not {agent.name!r}")
         after = afterstate_fn_for(agent) if ply else None
         if ply and after is None:
-            raise ValueError(f"a 1-ply cube needs an agent with an afterstate evaluator, not {agent.name!r}")
+            raise ValueError(f"a {ply}-ply cube needs an agent with an afterstate evaluator, not {agent.name!r}")
         return JanowskiCube(fn, x, ply=ply, afterstate_fn=after)
     if kind == "threshold":
         return ThresholdCube()

@@ -59,7 +59,7 @@ CUBE = {
              "per cube level, dead cubes, the Crawford game and post-Crawford play; checker play at a "
              "match score picks the afterstate with the highest match-winning chance",
     "match_equity_table": "kazaross-xg2 (abak_rl/data/met_kazaross_xg2.json, to 25 points)",
-    "ply": "0 by default; evaluate cube_ply=1 and hint --ply 1 look one roll ahead",
+    "ply": "0 by default; evaluate cube_ply=N, hint --ply N and play --ply N look N rolls ahead (N = 1, 2)",
 }
 
 

@@ -122,15 +122,17 @@ def match_cube_hint(model: Model, row: np.ndarray, length: int, score, crawford:
         raise ValueError(f"--cube-owner must be centred, mover or opponent, got {owner!r}")
     check_match_args(length, score, crawford, cube)
     away, opp_away = length - score[0], length - score[1]
-    if x is None:
+    auto = x is None
+    if auto:
         x = float(cube_math.cube_efficiency(model.variant, row[None])[0])
-    probs = model.pre_roll_probs(np.asarray(row)[None], ply=ply)
     own = OWNERS[owner]
     ctx = cube_math.CubeContext(value=np.array([cube]), owner=np.array([own]), away=np.array([away]),
                                 opp_away=np.array([opp_away]),
                                 met=cube_math.get_met(cube_math.DEFAULT_MET, length),
                                 crawford=np.array([crawford]))
-    decision, eq = cube_math.cube_decision(probs, ctx, x)
+    policy = model.cube_policy("auto" if auto else x, ply)     # as evaluate decides a match cube
+    decision, eq = policy.decide(model.variant, np.asarray(row)[None], ctx)
+    probs = policy.last_probs
     available = bool(cube_math.match_cube_available(away, opp_away, cube, own, crawford))
     if not available:
         why = ("the Crawford game: no cube" if crawford else "the opponent owns the cube" if own < 0

@@ -148,9 +148,9 @@ class TerminalGame:
         self.cube_on = cube
         self.cube = CubeState.centred(1)
         if cube:
-            from ..agents.cube_policies import JanowskiCube
-            # x="auto": the cube efficiency of each position's class (engine/cube.py)
-            self.cube_policy = JanowskiCube(lambda variant, boards: model.pre_roll_probs(boards), x=x)
+            # x="auto": the cube efficiency of each position's class (engine/cube.py); the cube
+            # looks as far ahead as the bot's play does (--ply)
+            self.cube_policy = model.cube_policy(x, ply)
         self.ids = np.zeros(1, dtype=np.int64)
 
     # -- i/o -----------------------------------------------------------------------------------
