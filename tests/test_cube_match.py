@@ -345,19 +345,24 @@ def test_one_ply_cube_runs_on_an_exported_net():
         make_policy("janowski", type("A", (), {"name": "x", "cube_probs": lambda *a: None})(), ply=1)
 
 
-def test_the_neural_agent_plays_by_the_utility_it_is_handed(tmp_path):
+def _small_neural_agent(tmp_path, seed: int):
+    """(standard variant, a checkpoint agent of an untrained 8-unit net): cheap to search."""
     sys.path.insert(0, str(Path(__file__).parent))
     try:
         from test_export import make_checkpoint
     finally:
         sys.path.pop(0)
     from abak_rl.agents.neural import load_neural_agent
+    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, seed=seed)
+    v = get_variant("standard")
+    return v, load_neural_agent(tmp_path / "c.pt", v)
+
+
+def test_the_neural_agent_plays_by_the_utility_it_is_handed(tmp_path):
     from abak_rl.engine.common import segment_argmax
     from abak_rl.export.sample import sample_positions
     from abak_rl.model.outcomes import equity
-    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, seed=1)
-    v = get_variant("standard")
-    agent = load_neural_agent(tmp_path / "c.pt", v)
+    v, agent = _small_neural_agent(tmp_path, seed=1)
     boards, dice = sample_positions(v, 20, seed=2)
     after = v.legal_afterstates(boards, dice)
     # a utility that prefers the lowest win chance picks other plays than equity does
@@ -466,17 +471,9 @@ def _two_ply_cube_reference(v, net, boards, ctx, x_of):
 
 
 def test_two_ply_cube_against_a_plain_reference(tmp_path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    try:
-        from test_export import make_checkpoint
-    finally:
-        sys.path.pop(0)
-    from abak_rl.agents.neural import load_neural_agent
     from abak_rl.evaluate.cube_match import make_policy
     from abak_rl.export.sample import sample_positions
-    make_checkpoint(tmp_path / "c.pt", "standard", hidden=8, seed=3)
-    v = get_variant("standard")
-    agent = load_neural_agent(tmp_path / "c.pt", v)
+    v, agent = _small_neural_agent(tmp_path, seed=3)
     net = lambda b, again: np.asarray(agent.scorer.probs(b, again), dtype=np.float64)  # noqa: E731
     boards, _ = sample_positions(v, 3, seed=4)
     boards = np.concatenate([boards, _classic({1: 2, 3: 1}, {22: 1, 24: 2})[None]])  # a bear-off: games end
