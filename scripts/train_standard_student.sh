@@ -9,7 +9,7 @@
 #    afterstates, every legal play of a random roll from positions of the teacher's own games,
 #    each labelled with the teacher's 1-ply value (scripts/distill_ply1.py --all-plays
 #    --label-only, seeds 401, 402, ...; chunks of 50,000 that a stopped run reuses). This is the
-#    long part: 300-400 labels a second per core here.
+#    long part: about 770 labels a second per core here (104 minutes for the whole script, from zero).
 # 4. The fit: all the labels, 8 epochs, Adam at lr 0.003 falling to 0, into
 #    $CHECKPOINTS_DIR/std-stu/latest.pt (a full checkpoint: agent=checkpoint:..., export, hint).
 # Self-play data only: GNU Backgammon is not used (the teacher's periodic evaluations aside).
