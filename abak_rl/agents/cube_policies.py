@@ -99,7 +99,7 @@ class JanowskiCube:
     or a number. ply=N >= 1 looks N rolls ahead, as GNU Backgammon's N-ply cube does: for each of
     the mover's 21 rolls its play is chosen and valued at (N-1)-ply (afterstate_fn(boards, again)
     -> [m, 5], the afterstates' 0-ply probabilities from the view of the player who made them,
-    searched by agents/search.Search at N = 2 over the plays `filter` keeps at 0-ply; the choice
+    searched by agents/search.Search at N = 2 over the plays `move_filter` keeps at 0-ply; the choice
     by cubeless equity in money play, by match-winning chance at a match score) and the next
     player's 0-ply cube decision on those probabilities is averaged over the 21 rolls
     (cube.cube_decision_1ply).
@@ -108,7 +108,7 @@ class JanowskiCube:
     name = "janowski"
 
     def __init__(self, probs_fn, x="auto", ply: int = 0, afterstate_fn=None,
-                 filter: MoveFilter = REPLY_FILTER):
+                 move_filter: MoveFilter = REPLY_FILTER):
         if not (x == "auto" or isinstance(x, (int, float)) and 0.0 <= float(x) <= 1.0):
             raise ValueError(f"cube efficiency x must be 'auto' or a number in [0, 1], got {x!r}")
         try:
@@ -118,7 +118,7 @@ class JanowskiCube:
         if ply and afterstate_fn is None:
             raise ValueError(f"a {ply}-ply cube needs afterstate_fn (the evaluator of afterstates)")
         self.probs_fn, self.x, self.ply, self.afterstate_fn = probs_fn, x, ply, afterstate_fn
-        self.filter = filter
+        self.move_filter = move_filter
         # what the last decide() read: the mover's pre-roll probabilities (N-ply: the average
         # over the rolls) and which rows took the exact bear-off values
         self.last_probs = self.last_exact = None
@@ -152,18 +152,17 @@ class JanowskiCube:
         again_rows = variant.extra_turn(dice)[after.parent]
         root = after.parent // r
 
-        def score(p, rows):     # what the mover's play of each roll maximises
+        def score(p, rows=slice(None)):     # what the mover's play of each roll maximises
             if ctx.is_match:
                 return cube_math.mwc_from_probs(p, ctx.away[root[rows]], ctx.opp_away[root[rows]],
                                                 ctx.value[root[rows]], ctx.met)
-            return p[:, 0] * 2 - 1 + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4]
+            return equity(p)
 
         p = np.asarray(self.afterstate_fn(after.boards, again_rows), dtype=np.float64)
-        every = np.arange(len(after))
         if self.ply == 1:
-            best = segment_argmax(score(p, every), after.parent, n * r)
+            best = segment_argmax(score(p), after.parent, n * r)
         else:   # the plays the filter keeps at 0-ply, valued at (ply - 1)-ply
-            rows = np.flatnonzero(self.filter.keep(equity(p), after.parent, n * r))
+            rows = np.flatnonzero(self.move_filter.keep(equity(p), after.parent, n * r))
             p = p.copy()
             p[rows] = Search(self.afterstate_fn, variant).values(after.boards[rows], again_rows[rows], self.ply - 1)
             best = best_of(score(p[rows], rows), rows, after.parent, n * r)
