@@ -333,6 +333,24 @@ def test_evaluate_takes_the_table_the_cube_ply_and_a_fixed_efficiency(tmp_path, 
         assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_evaluate_refuses_cube_keys_that_would_change_nothing(capsys):
+    from abak_rl.cli import main
+    from abak_rl.evaluate.cube_match import run_cube_match
+    # cubeless games (no cube=, no match_length=) have no cube for these keys to act on
+    for arg in ("cube_ply=1", "cube_x=0.7", "agent_cube=never", "met=recursion", "jacoby=true"):
+        assert main(["evaluate", "agent=pubeval", "opponent=heuristic", "games=2", arg]) == 2
+        err = capsys.readouterr().err
+        assert arg.split("=")[0] in err and "cube=money" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    # a look-ahead for two bots whose cube is not Janowski's (pubeval's threshold) does nothing
+    assert main(["evaluate", "agent=pubeval", "opponent=heuristic", "games=2", "cube=money",
+                 "cube_ply=1"]) == 2
+    err = capsys.readouterr().err
+    assert "cube_ply=1" in err and "ThresholdCube" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(ValueError, match="neither side"):
+        run_cube_match("pubeval", "heuristic", games=2, cube_ply=2)
+
+
 def test_one_ply_cube_runs_on_an_exported_net():
     from abak_rl.evaluate.cube_match import make_policy, run_cube_match
     # a shipped export of one 2 x 128 net (the 1-ply cube reads every export the same way;

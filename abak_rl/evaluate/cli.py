@@ -115,6 +115,18 @@ def _evaluate(a: dict) -> int:
         return _evaluate_games(a)
 
 
+# the cube's keys and their defaults: set in games without a cube they would change nothing
+CUBE_KEYS = {"cube_ply": 0, "cube_x": "auto", "agent_cube": "auto", "opponent_cube": "auto",
+             "met": "kazaross-xg2", "jacoby": False}
+
+
+def _refuse_cube_keys_in_cubeless_games(a: dict) -> None:
+    given = [f"{k}={a[k]}" for k, default in CUBE_KEYS.items() if a[k] != default]
+    if given:
+        raise ArgError(f"evaluate: {', '.join(given)} applies to games with the cube only: "
+                       f"add cube=money or match_length=N")
+
+
 def _evaluate_games(a: dict) -> int:
     if a["cube"] not in ("none", "money", "match"):
         raise ArgError(f"evaluate: cube={a['cube']!r}: expected none, money or match")
@@ -128,6 +140,8 @@ def _evaluate_games(a: dict) -> int:
     from ..engine.cube import MET_CHOICES
     if a["met"] not in MET_CHOICES:
         raise ArgError(f"evaluate: met={a['met']!r}: expected one of {', '.join(MET_CHOICES)}")
+    if a["cube"] == "none" and not a["match_length"]:
+        _refuse_cube_keys_in_cubeless_games(a)
     if a["cube"] != "none" or a["match_length"]:
         from .cube_match import format_cube_match, run_cube_match
         r = run_cube_match(a["agent"], a["opponent"], a["variant"], a["games"], a["seed"],

@@ -109,6 +109,10 @@ def run_cube_match(agent, opponent, variant="standard", games: int = 10_000, see
     b = resolve(opponent, variant, seed + 1)
     pa = make_policy(agent_cube, a, cube_x, seed, jacoby, cube_ply)
     pb = make_policy(opponent_cube, b, cube_x, seed + 1, jacoby, cube_ply)
+    if cube_ply and not (isinstance(pa, JanowskiCube) or isinstance(pb, JanowskiCube)):
+        raise ValueError(f"cube_ply={cube_ply} is the look-ahead of Janowski's cube, and neither side "
+                         f"uses it here ({type(pa).__name__} against {type(pb).__name__}): "
+                         f"it would change nothing")
     legs: list = [[], []]
     pairs = games // 2
     first, second = np.empty(pairs, np.int64), np.empty(pairs, np.int64)
