@@ -7,6 +7,9 @@ Each CKPT is a training checkpoint (.pt), a run folder (its latest.pt), or an ex
 (`export:DIR`, an `abak-rl export` folder with model.safetensors): an exported ensemble gives
 each of its members, so a shipped model can take one more net without its members' training
 checkpoints; `export:DIR#K` gives its member K alone (0 = the first), to swap one member out.
+One exported net alone (`combine_nets.py OUT.pt export:DIR`, or `export:DIR#K`) is written back
+as a checkpoint of that one net: a shipped model as a teacher or student for
+scripts/distill_ply1.py, or as `checkpoint:` for evaluate.
 All must be for the same variant and the same feature set (their hidden sizes, layers and
 phases may differ). OUT is a checkpoint like any other (model/net.py EnsembleNet): `abak-rl evaluate
 agent=checkpoint:OUT.pt`, `abak-rl export checkpoint=OUT.pt format=all out=DIR`, `abak-rl hint
@@ -15,7 +18,7 @@ members' checkpoints, runs and games trained (config.ensemble, shown in an expor
 under training.config) and the total games as counters.games. It holds no optimizer or
 self-play state: an ensemble is for play and evaluation, and `abak-rl train resume=OUT.pt` is
 refused. OUT is written atomically (a temporary file, then a rename). Bad input (a missing or
-corrupt checkpoint, mixed variants or feature sets, fewer than two members, an unusable OUT)
+corrupt checkpoint, mixed variants or feature sets, one checkpoint alone, an unusable OUT)
 prints one line and exits with status 2. docs/training.md ("Ensembles") says why and what it
 costs.
 """
@@ -157,6 +160,20 @@ def combine(datas: list[dict], nets: list, name: str) -> dict:
             "run_id": uuid.uuid4().hex, "launches": []}
 
 
+def one_net(data: dict, net, name: str) -> dict:
+    """The checkpoint payload of one exported net: its weights, shape and recorded training, for
+    play, evaluation, a teacher or a student of scripts/distill_ply1.py and model.init. It holds no
+    optimizer or self-play state, so `abak-rl train resume=` refuses it as a playing snapshot."""
+    config = copy.deepcopy(data.get("config") or {})
+    config.setdefault("variant", {"name": data["variant"]})
+    config["run"] = config.get("run") or name
+    config["exported_from"] = data["path"]
+    counters = {k: v for k, v in (data.get("counters") or {}).items() if v is not None}
+    return {"variant": data["variant"], "features": dict(data["features"]), "model": dict(net.shape),
+            "net": net.state_dict(), "config": config, "counters": {**counters, "history": []},
+            "run_id": uuid.uuid4().hex, "launches": []}
+
+
 def main(argv=None) -> int:
     ap = Parser(prog="combine_nets.py", usage=USAGE, description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="the ensemble checkpoint to write (.pt)")
@@ -187,17 +204,21 @@ def main(argv=None) -> int:
                     raise ValueError(f"{given}: {spec} has {len(members)} member net(s), numbered from 0")
                 members = [members[k]]
             loaded += members
-        if len(loaded) < 2:
-            raise ValueError(f"an ensemble needs at least 2 member nets, got {len(loaded)}")
-        payload = combine([d for d, _ in loaded], [n for _, n in loaded], out.stem)
+        if len(loaded) == 1 and specs[0][0].startswith(EXPORT):
+            payload = one_net(*loaded[0], out.stem)      # an exported net back into a checkpoint
+        elif len(loaded) < 2:
+            raise ValueError(f"an ensemble needs at least 2 member nets, got {len(loaded)} (one exported net, "
+                             f"export:DIR, alone is turned back into a checkpoint)")
+        else:
+            payload = combine([d for d, _ in loaded], [n for _, n in loaded], out.stem)
         out.parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(out, payload)
     except (CheckpointError, ValueError, KeyError, TypeError, OSError) as e:
         msg = f"{e.filename or out}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
         print(f"{PROG}: {' '.join(msg.split())}", file=sys.stderr)     # one line, whatever the error
         return 2
-    games = payload["counters"]["games"]
-    print(f"{PROG}: {len(loaded)} nets"
+    games = payload["counters"].get("games")
+    print(f"{PROG}: {len(loaded)} net{'s' if len(loaded) > 1 else ''}"
           + (f" ({games:,} games trained in all)" if games is not None else "") + f" -> {out}")
     return 0
 

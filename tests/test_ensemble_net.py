@@ -16,7 +16,7 @@ from abak_rl.engine.variants import get_variant
 from abak_rl.export.sample import sample_afterstates
 from abak_rl.features import get_feature_set
 from abak_rl.model.net import EnsembleNet, EvalNet, PhasedNet, cumulative, net_from_shape
-from abak_rl.train.checkpoint import build_net_from, load_checkpoint, save_checkpoint
+from abak_rl.train.checkpoint import CheckpointError, build_net_from, load_checkpoint, save_checkpoint
 from abak_rl.train.run import main as train_main
 
 from test_train import tiny
@@ -298,7 +298,6 @@ def _random_checkpoint(path, variant="standard", features="expert", seed=0):
     ("twice", "give each member once"),
     ("member_is_ensemble", "already an ensemble"),
     ("not_an_export", "not an exported model"),
-    ("export_of_one_net", "at least 2 member"),
 ])
 def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, message):
     import combine_nets
@@ -318,11 +317,7 @@ def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, messag
         "twice": [out, a, tmp_path / "." / "a.pt"],
         "member_is_ensemble": [out, a, tmp_path / "e.pt"],
         "not_an_export": [out, a, f"export:{tmp_path}"],
-        "export_of_one_net": [out, f"export:{tmp_path / 'x1'}"],
     }[case]
-    if case == "export_of_one_net":
-        from abak_rl.export.exporters import export_checkpoint
-        export_checkpoint(a, "safetensors", tmp_path / "x1", verify=0)
     (tmp_path / "bad.pt").write_bytes(b"PK\x03\x04 not really a checkpoint")
     if case == "member_is_ensemble":
         assert combine_nets.main([str(tmp_path / "e.pt"), str(a), str(b)]) == 0
@@ -332,6 +327,30 @@ def test_combine_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, messag
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("combine_nets: ") and message in err[0], err
     assert "Traceback" not in err[0] and not out.exists() and a.read_bytes() == before
+
+
+def test_combine_turns_one_exported_net_back_into_a_checkpoint(tmp_path, capsys):
+    """export:DIR of a single net (the shipped standard model is one) alone gives that net as a
+    checkpoint: the same outputs, its recorded games, usable as an agent; resuming it is refused
+    in one line (no optimizer or self-play state)."""
+    import combine_nets
+    from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.export.exporters import export_checkpoint
+    from abak_rl.train.run import check_resumable
+    a = _random_checkpoint(tmp_path / "a.pt", seed=1)
+    export_checkpoint(a, "safetensors", tmp_path / "x1", verify=0)
+    back = tmp_path / "back.pt"
+    assert combine_nets.main([str(back), f"export:{tmp_path / 'x1'}"]) == 0
+    assert "1 net (10 games trained in all)" in capsys.readouterr().out
+    data = load_checkpoint(back)
+    assert "ensemble" not in data["model"] and data["counters"]["games"] == 10
+    assert data["config"]["exported_from"] == f"export:{tmp_path / 'x1'}"
+    boards, again, _ = _rows(n=300)
+    v = get_variant("standard")
+    pa, pback = (load_neural_agent(p, v).scorer.net_probs(boards, again) for p in (a, back))
+    np.testing.assert_allclose(pback, pa, atol=1e-6, rtol=0)
+    with pytest.raises(CheckpointError, match="playing snapshot"):
+        check_resumable(data)
 
 
 def test_combine_takes_one_member_of_an_exported_ensemble(combined, tmp_path, capsys):
