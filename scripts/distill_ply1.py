@@ -260,7 +260,7 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     report = {"samples": int(len(train)), "held_out": int(n_val), "loss_before": held_out()}
     log(f"distill_ply1: {len(train):,} labels, {n_val:,} held out; held-out loss {report['loss_before']:.6f}")
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    steps = len(train) // batch
+    steps = max(len(train) // batch, 1 if len(train) else 0)   # fewer labels than a batch: one smaller step, not none
     total = max(epochs * steps, 1)
     net.train()
     for epoch in range(epochs):

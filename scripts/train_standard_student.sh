@@ -12,10 +12,20 @@
 #    long part: about 770 labels a second per core here (104 minutes for the whole script, from zero).
 # 4. The fit: all the labels, 8 epochs, Adam at lr 0.003 falling to 0, into
 #    $CHECKPOINTS_DIR/std-stu/latest.pt (a full checkpoint: agent=checkpoint:..., export, hint).
+#    Skipped when that file is newer than every label chunk (a rerun after a finished fit).
+# 5. Only with PLY2_POSITIONS > 0, a 2-ply round on top: a 1 x 32 screen fitted to the student's
+#    0-ply values (SCREEN_POSITIONS of them), then LABELLERS processes labelling the student's
+#    top 5 plays of each roll with its own 2-ply values (bf16, replies picked at 0-ply, the
+#    screen's best 8; seeds 451, 452, ...; chunks of 2,500), then the student fine-tuned on them,
+#    8 epochs at lr 0.001, into $CHECKPOINTS_DIR/std-stu-ft2/latest.pt. About 65 labels a second
+#    per core here: 920,000 labels took two cores 117 minutes. Stopped, it resumes from the
+#    chunks; the fine-tune (a minute) is redone. A refit student (new 1-ply labels) discards the
+#    old round's screen and 2-ply labels: they were the old student's.
 # Self-play data only: GNU Backgammon is not used (the teacher's periodic evaluations aside).
-# Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], CHECKPOINTS_DIR [checkpoints],
-# RUNS_DIR [runs], GAMES [the teacher's games per member]; extra arguments go to the teacher's
-# `abak-rl train`. docs/training.md ("A teacher and a student") and docs/BENCHMARKS.md.
+# Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], PLY2_POSITIONS [0],
+# SCREEN_POSITIONS [1000000], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs], GAMES [the
+# teacher's games per member]; extra arguments go to the teacher's `abak-rl train`.
+# docs/training.md ("A teacher and a student", "Deeper labels") and docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wait_all.sh
@@ -26,11 +36,18 @@ export RUNS_DIR=${RUNS_DIR:-runs}
 POSITIONS=${POSITIONS:-4800000}
 LABELLERS=${LABELLERS:-2}
 HIDDEN=${HIDDEN:-256}
-case $POSITIONS$LABELLERS$HIDDEN in
-  *[!0-9]*) echo "train_standard_student.sh: POSITIONS, LABELLERS and HIDDEN must be whole numbers" >&2; exit 2 ;;
-esac
+PLY2_POSITIONS=${PLY2_POSITIONS:-0}
+SCREEN_POSITIONS=${SCREEN_POSITIONS:-1000000}
+for n in POSITIONS LABELLERS HIDDEN PLY2_POSITIONS SCREEN_POSITIONS; do
+  case ${!n} in
+    ''|*[!0-9]*) echo "train_standard_student.sh: $n must be a whole number, not '${!n}'" >&2; exit 2 ;;
+  esac
+done
 if [ "$LABELLERS" -lt 1 ] || [ "$POSITIONS" -lt "$LABELLERS" ] || [ "$HIDDEN" -lt 1 ]; then
   echo "train_standard_student.sh: need POSITIONS >= LABELLERS >= 1 and HIDDEN >= 1" >&2; exit 2
+fi
+if [ "$PLY2_POSITIONS" -gt 0 ] && { [ "$PLY2_POSITIONS" -lt "$LABELLERS" ] || [ "$SCREEN_POSITIONS" -lt 1 ]; }; then
+  echo "train_standard_student.sh: need PLY2_POSITIONS >= LABELLERS and SCREEN_POSITIONS >= 1 for a 2-ply round" >&2; exit 2
 fi
 TEACHER=$CHECKPOINTS_DIR/std-ens/latest.pt
 OUT=$CHECKPOINTS_DIR/std-stu
@@ -52,5 +69,36 @@ for k in $(seq 1 "$LABELLERS"); do
   pids+=($!)
 done
 wait_all "train_standard_student.sh: a labeller" "$RUNS_DIR/std-stu-labels-*.log" "${pids[@]}"
-exec "$PYTHON" scripts/distill_ply1.py "$TEACHER" "$OUT/latest.pt" "${data[@]}" --positions "$POSITIONS" \
-  --all-plays --student "$OUT/fresh/s/latest.pt" --epochs 8 --lr 0.003 --seed 505 --no-progress "${chunk[@]}"
+if [ ! -f "$OUT/latest.pt" ] || [ -n "$(find "$OUT"/labels-* -name 'chunk*.npz' -newer "$OUT/latest.pt" | head -1)" ]; then
+  rm -rf "$OUT"/ply2-* "$OUT/screen32.pt" "$OUT/screen"     # the old student's round
+  "$PYTHON" scripts/distill_ply1.py "$TEACHER" "$OUT/latest.pt" "${data[@]}" --positions "$POSITIONS" \
+    --all-plays --student "$OUT/fresh/s/latest.pt" --epochs 8 --lr 0.003 --seed 505 --no-progress "${chunk[@]}"
+fi
+[ "$PLY2_POSITIONS" -gt 0 ] || exit 0
+
+# 5. The 2-ply round: the student's screen, its own 2-ply labels, the fine-tune.
+STUDENT=$OUT/latest.pt
+FT2=$CHECKPOINTS_DIR/std-stu-ft2
+SCREEN=$OUT/screen32.pt
+mkdir -p "$FT2"
+if [ ! -f "$SCREEN" ]; then
+  [ -f "$OUT/screen/s/latest.pt" ] || "$ABAK_RL" train run=s checkpoints_dir="$OUT/screen" runs_dir="$RUNS_DIR/std-stu-screen" \
+    model.features=expert2 model.phases=contact_race model.bearoff=true model.hidden=32 model.layers=1 \
+    train.games=1 train.max_minutes=null eval.every=0 eval.final_games=0 progress=false seed=8
+  "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$SCREEN" --ply 0 --all-plays --student "$OUT/screen/s/latest.pt" \
+    --positions "$SCREEN_POSITIONS" --epochs 4 --lr 0.003 --seed 601 --data "$OUT/screen/ply0" --no-progress \
+    "${chunk[@]}" >> "$RUNS_DIR/std-stu-screen.log" 2>&1 \
+    || { echo "train_standard_student.sh: the screen's fit failed; see $RUNS_DIR/std-stu-screen.log" >&2; exit 1; }
+fi
+search=(--ply 2 --all-plays --top 5 --precision bf16 --reply-k 1 --screen "$SCREEN" --screen-k 8 --chunk "${CHUNK:-2500}")
+per=$(( (PLY2_POSITIONS + LABELLERS - 1) / LABELLERS ))
+pids=() data=()
+for k in $(seq 1 "$LABELLERS"); do
+  data+=(--data "$OUT/ply2-$k")
+  "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$OUT/unused.pt" "${search[@]}" --label-only --no-progress \
+    --positions "$per" --seed $((450 + k)) --data "$OUT/ply2-$k" >> "$RUNS_DIR/std-stu-ply2-$k.log" 2>&1 &
+  pids+=($!)
+done
+wait_all "train_standard_student.sh: a 2-ply labeller" "$RUNS_DIR/std-stu-ply2-*.log" "${pids[@]}"
+exec "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$FT2/latest.pt" "${data[@]}" "${search[@]}" \
+  --positions "$PLY2_POSITIONS" --epochs 8 --lr 0.001 --seed 509 --no-progress

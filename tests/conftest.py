@@ -8,7 +8,7 @@ missing from it runs after these, and no test depends on the order.
 """
 
 LONGEST_FIRST = (
-    "test_train_standard_student.py",   # ~40 s: the student pipeline as subprocesses
+    "test_train_standard_student.py",   # ~60 s: the student pipeline (and its 2-ply round) as subprocesses
     "test_train_standard_ensemble.py",  # ~39 s: the ensemble pipeline as subprocesses
     "test_movegen_compiled.py",         # ~31 s: compiled against NumPy move generation
     "test_ray_executor.py",             # ~20 s: a Ray instance and its actors

@@ -286,3 +286,20 @@ def test_labels_searched_with_a_screen(tmp_path, capsys):
         assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err == ["distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"]
+
+
+def test_fewer_labels_than_a_batch_still_fit(tmp_path, capsys):
+    """A fit to fewer labels than --batch took no step at all and wrote the teacher unchanged
+    (found by the 2-ply round of train_standard_student.sh run small)."""
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    out = tmp_path / "few.pt"
+    assert distill_ply1.main([str(src), str(out), "--positions", "60", "--chunk", "60", "--epochs", "3",
+                              "--lr", "0.01", "--batch", "256", "--no-progress"]) == 0
+    new = load_checkpoint(out)
+    assert new["distilled"]["samples"] < 256
+    assert any((new["net"][k] != v).any() for k, v in load_checkpoint(src)["net"].items())
+    with np.load(next((tmp_path / "few.pt.data").glob("chunk*.npz"))) as z:
+        b, a, y = z["boards"], z["again"], z["target"]
+    err = [float(((load_neural_agent(p, "standard").values(b, a, 0) - y) ** 2).mean()) for p in (src, out)]
+    assert err[1] < err[0]                                          # closer to its labels

@@ -1,6 +1,8 @@
 """scripts/train_standard_student.sh run small: a teacher already there, a fresh student net,
-two labellers side by side, one fit to both folders' labels; run again, it relabels nothing and
-fits the same net; bad settings are refused in one line."""
+two labellers side by side, one fit to both folders' labels; run again, it relabels and refits
+nothing; with PLY2_POSITIONS, a 2-ply round on top (a screen, the student's own 2-ply labels, a
+fine-tune); new 1-ply labels refit the student and discard the old round; bad settings are
+refused in one line."""
 
 import os
 import shutil
@@ -50,14 +52,47 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     rep = data["distilled"]
     assert rep["samples"] + rep["held_out"] == 600 and rep["student"] and rep["all_plays"]
     assert rep["loss_epoch8"] < rep["loss_before"]
-    # the same command again: the labels are reused and the same fit gives the same net
+    # the same command again: the labels are reused and the finished fit is not redone
     stamp = [c.stat().st_mtime_ns for c in chunks]
+    fitted = (stu / "latest.pt").stat().st_mtime_ns
     r = _run(tmp_path)
     assert r.returncode == 0, r.stderr + r.stdout
     assert [c.stat().st_mtime_ns for c in chunks] == stamp
+    assert (stu / "latest.pt").stat().st_mtime_ns == fitted
+    # a 2-ply round on top: the student's screen, its own 2-ply labels, the student fine-tuned
+    r = _run(tmp_path, PLY2_POSITIONS="40", SCREEN_POSITIONS="300", CHUNK="20")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert (stu / "latest.pt").stat().st_mtime_ns == fitted           # the 1-ply student kept
+    screen = load_checkpoint(stu / "screen32.pt")
+    assert screen["model"]["hidden"] == 32 and screen["model"]["layers"] == 1
+    assert screen["distilled"]["ply"] == 0 and screen["distilled"]["from"].endswith("std-stu/latest.pt")
+    ply2 = sorted(stu.glob("ply2-*/chunk*.npz"))
+    assert [c.parent.name for c in ply2] == ["ply2-1", "ply2-2"]
+    from abak_rl.agents.search import parse_filter_options
+    student = load_neural_agent(stu / "latest.pt", "standard", precision="bf16", screen=stu / "screen32.pt",
+                                **parse_filter_options({"reply_k": "1"}))
+    with np.load(ply2[1]) as z:
+        assert int(z["ply"]) == 2 and int(z["top"]) == 5 and str(z["screen"]) == "screen32.pt/8"
+        b, a, target = z["boards"], z["again"], z["target"]
+    # (bf16 rounding depends on the batch's make-up: the whole chunk at once, as it was labelled)
+    np.testing.assert_allclose(target, student.values(b, a, 2), atol=1e-6)
+    assert not np.allclose(target, student.values(b, a, 1), atol=1e-3)   # 2-ply, not 1-ply
+    ft2 = load_checkpoint(tmp_path / "ckpt" / "std-stu-ft2" / "latest.pt")
+    rep = ft2["distilled"]
+    assert rep["ply"] == 2 and rep["samples"] + rep["held_out"] == 40 and rep["student"] is None
+    assert rep["from"].endswith("std-stu/latest.pt") and ft2["model"]["hidden"] == 8
+    assert any(not torch.equal(ft2["net"][k], v) for k, v in data["net"].items())   # fine-tuned, not a copy
+    # new 1-ply labels: the student is refit and the old student's screen and 2-ply labels go
+    os.utime(chunks[0])
+    r = _run(tmp_path)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert (stu / "latest.pt").stat().st_mtime_ns > fitted
+    assert not (stu / "screen32.pt").exists() and not list(stu.glob("ply2-*"))
     again = load_checkpoint(stu / "latest.pt")["net"]
-    assert all(torch.equal(again[k], v) for k, v in data["net"].items())
-    # a bad setting: one line, nothing written
-    r = _run(tmp_path / "bad", POSITIONS="lots")
-    assert r.returncode == 2 and r.stderr.strip().startswith("train_standard_student.sh: POSITIONS")
-    assert not (tmp_path / "bad").exists()
+    assert all(torch.equal(again[k], v) for k, v in data["net"].items())   # the same labels, the same net
+    # bad settings: one line, nothing written
+    for bad in ({"POSITIONS": "lots"}, {"PLY2_POSITIONS": "-5"}):
+        r = _run(tmp_path / "bad", **bad)
+        assert r.returncode == 2 and r.stderr.strip().startswith(f"train_standard_student.sh: {next(iter(bad))}")
+        assert len(r.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "bad").exists()
