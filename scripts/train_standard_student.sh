@@ -53,22 +53,33 @@ TEACHER=$CHECKPOINTS_DIR/std-ens/latest.pt
 OUT=$CHECKPOINTS_DIR/std-stu
 mkdir -p "$RUNS_DIR" "$OUT"
 [ -f "$TEACHER" ] || scripts/train_standard_ensemble.sh "$@"
-if [ ! -f "$OUT/fresh/s/latest.pt" ]; then
-  "$ABAK_RL" train run=s checkpoints_dir="$OUT/fresh" runs_dir="$RUNS_DIR/std-stu-fresh" \
-    model.features=expert2 model.phases=contact_race model.bearoff=true model.hidden="$HIDDEN" model.layers=2 \
-    train.games=1 train.max_minutes=null eval.every=0 eval.final_games=0 progress=false seed=7
-fi
+# A fresh net of expert2 inputs, contact and race nets and the bear-off database (one game of TD:
+# in effect untrained), unless FOLDER/s/latest.pt is there.   fresh_net FOLDER RUNS HIDDEN LAYERS SEED
+fresh_net() {
+  [ -f "$1/s/latest.pt" ] || "$ABAK_RL" train run=s checkpoints_dir="$1" runs_dir="$2" \
+    model.features=expert2 model.phases=contact_race model.bearoff=true model.hidden="$3" model.layers="$4" \
+    train.games=1 train.max_minutes=null eval.every=0 eval.final_games=0 progress=false seed="$5"
+}
+# LABELLERS labellers side by side (one per core), labeller k writing its share of TOTAL labels of
+# NET into FOLDER-k with seed SEED0 + k (log LOG-k.log); leaves the fit's --data arguments in `data`.
+#   label_on_each_core NET FOLDER SEED0 TOTAL LOG WHAT distill_ply1-options...
+label_on_each_core() {
+  local net=$1 folder=$2 seed0=$3 total=$4 log=$5 what=$6 k per pids=()
+  shift 6
+  per=$(( (total + LABELLERS - 1) / LABELLERS ))
+  data=()
+  for k in $(seq 1 "$LABELLERS"); do
+    data+=(--data "$folder-$k")
+    "$PYTHON" scripts/distill_ply1.py "$net" "$OUT/unused.pt" "$@" --label-only --no-progress \
+      --positions "$per" --seed $((seed0 + k)) --data "$folder-$k" >> "$log-$k.log" 2>&1 &
+    pids+=($!)
+  done
+  wait_all "train_standard_student.sh: $what" "$log-*.log" "${pids[@]}"
+}
+fresh_net "$OUT/fresh" "$RUNS_DIR/std-stu-fresh" "$HIDDEN" 2 7
 chunk=()
 [ -z "${CHUNK:-}" ] || chunk=(--chunk "$CHUNK")     # (a smaller chunk than 50,000: for tests)
-per=$(( (POSITIONS + LABELLERS - 1) / LABELLERS ))
-pids=() data=()
-for k in $(seq 1 "$LABELLERS"); do
-  data+=(--data "$OUT/labels-$k")
-  "$PYTHON" scripts/distill_ply1.py "$TEACHER" "$OUT/unused.pt" --all-plays --label-only --no-progress \
-    --positions "$per" --seed $((400 + k)) --data "$OUT/labels-$k" "${chunk[@]}" >> "$RUNS_DIR/std-stu-labels-$k.log" 2>&1 &
-  pids+=($!)
-done
-wait_all "train_standard_student.sh: a labeller" "$RUNS_DIR/std-stu-labels-*.log" "${pids[@]}"
+label_on_each_core "$TEACHER" "$OUT/labels" 400 "$POSITIONS" "$RUNS_DIR/std-stu-labels" "a labeller" --all-plays "${chunk[@]}"
 if [ ! -f "$OUT/latest.pt" ] || [ -n "$(find "$OUT"/labels-* -name 'chunk*.npz' -newer "$OUT/latest.pt" | head -1)" ]; then
   rm -rf "$OUT"/ply2-* "$OUT/screen32.pt" "$OUT/screen"     # the old student's round
   "$PYTHON" scripts/distill_ply1.py "$TEACHER" "$OUT/latest.pt" "${data[@]}" --positions "$POSITIONS" \
@@ -82,23 +93,13 @@ FT2=$CHECKPOINTS_DIR/std-stu-ft2
 SCREEN=$OUT/screen32.pt
 mkdir -p "$FT2"
 if [ ! -f "$SCREEN" ]; then
-  [ -f "$OUT/screen/s/latest.pt" ] || "$ABAK_RL" train run=s checkpoints_dir="$OUT/screen" runs_dir="$RUNS_DIR/std-stu-screen" \
-    model.features=expert2 model.phases=contact_race model.bearoff=true model.hidden=32 model.layers=1 \
-    train.games=1 train.max_minutes=null eval.every=0 eval.final_games=0 progress=false seed=8
+  fresh_net "$OUT/screen" "$RUNS_DIR/std-stu-screen" 32 1 8
   "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$SCREEN" --ply 0 --all-plays --student "$OUT/screen/s/latest.pt" \
     --positions "$SCREEN_POSITIONS" --epochs 4 --lr 0.003 --seed 601 --data "$OUT/screen/ply0" --no-progress \
     "${chunk[@]}" >> "$RUNS_DIR/std-stu-screen.log" 2>&1 \
     || { echo "train_standard_student.sh: the screen's fit failed; see $RUNS_DIR/std-stu-screen.log" >&2; exit 1; }
 fi
 search=(--ply 2 --all-plays --top 5 --precision bf16 --reply-k 1 --screen "$SCREEN" --screen-k 8 --chunk "${CHUNK:-2500}")
-per=$(( (PLY2_POSITIONS + LABELLERS - 1) / LABELLERS ))
-pids=() data=()
-for k in $(seq 1 "$LABELLERS"); do
-  data+=(--data "$OUT/ply2-$k")
-  "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$OUT/unused.pt" "${search[@]}" --label-only --no-progress \
-    --positions "$per" --seed $((450 + k)) --data "$OUT/ply2-$k" >> "$RUNS_DIR/std-stu-ply2-$k.log" 2>&1 &
-  pids+=($!)
-done
-wait_all "train_standard_student.sh: a 2-ply labeller" "$RUNS_DIR/std-stu-ply2-*.log" "${pids[@]}"
+label_on_each_core "$STUDENT" "$OUT/ply2" 450 "$PLY2_POSITIONS" "$RUNS_DIR/std-stu-ply2" "a 2-ply labeller" "${search[@]}"
 exec "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$FT2/latest.pt" "${data[@]}" "${search[@]}" \
   --positions "$PLY2_POSITIONS" --epochs 8 --lr 0.001 --seed 509 --no-progress
