@@ -392,8 +392,9 @@ def main(argv=None) -> int:
     report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
     new = {k: v for k, v in student_data.items() if k != "path"}
     new["net"] = student.scorer.net.state_dict()
-    if args.student:           # a new net: named after OUT (its folder for a run's latest.pt), not the fresh run
-        new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
+    # a new net, a student or a fine-tune: named after OUT (its folder for a run's latest.pt), not
+    # the fresh run or the teacher it came from (an export's card takes its name from here)
+    new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     by_ply = labels_by_ply(files)
     new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
                         "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files), "positions": args.positions, "epochs": args.epochs,

@@ -303,3 +303,16 @@ def test_fewer_labels_than_a_batch_still_fit(tmp_path, capsys):
         b, a, y = z["boards"], z["again"], z["target"]
     err = [float(((load_neural_agent(p, "standard").values(b, a, 0) - y) ** 2).mean()) for p in (src, out)]
     assert err[1] < err[0]                                          # closer to its labels
+
+
+def test_a_fine_tune_is_named_after_its_output_not_its_teacher(tmp_path):
+    """A fine-tune (no --student) kept its teacher's run name, so the shipped fine-tuned net's
+    card read "std-stu" like the student it came from."""
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    out = tmp_path / "std-stu-ft2" / "latest.pt"
+    out.parent.mkdir()
+    assert distill_ply1.main([str(src), str(out), "--positions", "60", "--chunk", "60", "--epochs", "1",
+                              "--no-progress"]) == 0
+    assert load_checkpoint(src)["config"]["run"] != "std-stu-ft2"
+    assert load_checkpoint(out)["config"]["run"] == "std-stu-ft2"
