@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A fresh student of the standard pair, from zero, with one command (the same command resumes it):
+# The shipped standard net from zero, with one command (the same command resumes it): a fresh
+# student of the standard pair, then fine-tuned on its own 2-ply values.
 #   nohup scripts/train_standard_student.sh > runs/std-stu.log 2>&1 &
 # 1. The teacher: the shipped pair's recipe (scripts/train_standard_ensemble.sh, about an hour),
 #    unless $CHECKPOINTS_DIR/std-ens/latest.pt is there already.
@@ -13,16 +14,17 @@
 # 4. The fit: all the labels, 8 epochs, Adam at lr 0.003 falling to 0, into
 #    $CHECKPOINTS_DIR/std-stu/latest.pt (a full checkpoint: agent=checkpoint:..., export, hint).
 #    Skipped when that file is newer than every label chunk (a rerun after a finished fit).
-# 5. Only with PLY2_POSITIONS > 0, a 2-ply round on top: a 1 x 32 screen fitted to the student's
+# 5. A 2-ply round on top (PLY2_POSITIONS=0 skips it): a 1 x 32 screen fitted to the student's
 #    0-ply values (SCREEN_POSITIONS of them), then LABELLERS processes labelling the student's
 #    top 5 plays of each roll with its own 2-ply values (bf16, replies picked at 0-ply, the
 #    screen's best 8; seeds 451, 452, ...; chunks of 2,500), then the student fine-tuned on them,
-#    8 epochs at lr 0.001, into $CHECKPOINTS_DIR/std-stu-ft2/latest.pt. About 65 labels a second
-#    per core here: 920,000 labels took two cores 117 minutes. Stopped, it resumes from the
+#    8 epochs at lr 0.001, into $CHECKPOINTS_DIR/std-stu-ft2/latest.pt: the shipped standard net.
+#    About 60-65 labels a second per core here: the default 460,000 took the whole round 70
+#    minutes on two cores (174 with the 104 above). Stopped, it resumes from the
 #    chunks; the fine-tune (a minute) is redone. A refit student (new 1-ply labels) discards the
 #    old round's screen and 2-ply labels: they were the old student's.
 # Self-play data only: GNU Backgammon is not used (the teacher's periodic evaluations aside).
-# Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], PLY2_POSITIONS [0],
+# Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], PLY2_POSITIONS [460000],
 # SCREEN_POSITIONS [1000000], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs], GAMES [the
 # teacher's games per member]; extra arguments go to the teacher's `abak-rl train`.
 # docs/training.md ("A teacher and a student", "Deeper labels") and docs/BENCHMARKS.md.
@@ -36,7 +38,7 @@ export RUNS_DIR=${RUNS_DIR:-runs}
 POSITIONS=${POSITIONS:-4800000}
 LABELLERS=${LABELLERS:-2}
 HIDDEN=${HIDDEN:-256}
-PLY2_POSITIONS=${PLY2_POSITIONS:-0}
+PLY2_POSITIONS=${PLY2_POSITIONS:-460000}
 SCREEN_POSITIONS=${SCREEN_POSITIONS:-1000000}
 for n in POSITIONS LABELLERS HIDDEN PLY2_POSITIONS SCREEN_POSITIONS; do
   case ${!n} in

@@ -24,7 +24,7 @@ SCRIPT = ROOT / "scripts" / "train_standard_student.sh"
 def _run(tmp_path, **extra):
     env = dict(os.environ, CHECKPOINTS_DIR=str(tmp_path / "ckpt"), RUNS_DIR=str(tmp_path / "runs"),
                PYTHON=sys.executable, ABAK_RL=str(Path(sys.executable).with_name("abak-rl")),
-               **{"POSITIONS": "600", "CHUNK": "150", "HIDDEN": "8", **extra})
+               **{"POSITIONS": "600", "CHUNK": "150", "HIDDEN": "8", "PLY2_POSITIONS": "0", **extra})
     return subprocess.run(["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 

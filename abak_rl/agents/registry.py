@@ -17,8 +17,10 @@ one after it (expert inputs, contact and race nets, 1,000,003 games), "std_e2z" 
 that (expert2 inputs, one hidden layer of 128 per net, 1,000,000 games), "std_l2" the one
 after that (the same with two hidden layers, 1,000,002 games; one of the two members of the
 ensemble shipped next), "std_l2l3" the ensemble shipped after it (std_l2 and a net of three
-hidden layers, averaged), "std_ens2" the ensemble shipped before the current student (std_l2
-and its cross-entropy twin std-l2b, averaged: the current net's teacher), "abak60" the
+hidden layers, averaged), "std_ens2" the ensemble shipped after that (std_l2 and its
+cross-entropy twin std-l2b, averaged: the teacher of the students), "std_stu" the student of
+std_ens2 shipped before the current net (its 1-ply values, 4,800,000 labels; the current net is
+std_stu fine-tuned on its own 2-ply values), "abak60" the
 earlier Abak net (abak_stack inputs, 101,674 games), "acey_pre" the earlier Acey-deucey net
 (td198_pool inputs, 5,151 games), kept as named baseline opponents
 (checkpoints/pretrained/baselines/, played at 0-ply).
@@ -30,10 +32,10 @@ from __future__ import annotations
 import importlib
 
 BUILTIN = ("random", "pubeval", "heuristic", "gnubg", "std60", "std_expert", "std_e2z", "std_l2", "std_l2l3", "std_ens2",
-           "abak60", "acey_pre")
+           "std_stu", "abak60", "acey_pre")
 BASELINES = {"std60": "baselines/std60", "std_expert": "baselines/std_expert", "std_e2z": "baselines/std_e2z",
              "std_l2": "baselines/std_l2", "std_l2l3": "baselines/std_l2l3", "std_ens2": "baselines/std_ens2",
-             "abak60": "baselines/abak60", "acey_pre": "baselines/acey_pre"}     # named baseline nets under checkpoints/pretrained/
+             "std_stu": "baselines/std_stu", "abak60": "baselines/abak60", "acey_pre": "baselines/acey_pre"}     # named baseline nets under checkpoints/pretrained/
 PREFIXES = ("checkpoint:", "export:", "onnx:", "gnubg:")
 
 
