@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN = ("random", "pubeval", "heuristic", "gnubg", "std60", "std_expert", "std_e2z", "std_l2", "std_l2l3", "std_ens2",
-           "std_stu", "abak60", "acey_pre")
 BASELINES = {"std60": "baselines/std60", "std_expert": "baselines/std_expert", "std_e2z": "baselines/std_e2z",
              "std_l2": "baselines/std_l2", "std_l2l3": "baselines/std_l2l3", "std_ens2": "baselines/std_ens2",
              "std_stu": "baselines/std_stu", "abak60": "baselines/abak60", "acey_pre": "baselines/acey_pre"}     # named baseline nets under checkpoints/pretrained/
+BUILTIN = ("random", "pubeval", "heuristic", "gnubg", *BASELINES)     # every name make_agent takes alone
 PREFIXES = ("checkpoint:", "export:", "onnx:", "gnubg:")
 
 
