@@ -41,8 +41,8 @@ bfloat16: about 1.5 times as many labels a second, values within about 2e-4). `-
 picks each reply inside the 2-ply value at 0-ply and values only it at 1-ply, as GNU
 Backgammon's 2-ply does: about half the cost (each chunk records its reply filter, and a folder
 keeps one). `--screen SMALL.pt` lets a small net rank the search's deepest 0-ply choices and
-the teacher value only its best `--screen-k` (agents/search.Screen; GNU Backgammon's pruning
-nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md). Otherwise OUT is the
+the teacher value only its best `--screen-k` (with `--screen-margin M`, only those within M of
+the screen's best; agents/search.Screen; GNU Backgammon's pruning nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md). Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -179,8 +179,8 @@ def chunk_reply(path: Path) -> str:
 
 
 def screen_label(agent) -> str:
-    """'NAME/k' of the agent's search screen, 'none' without one."""
-    return "none" if agent.screen is None else f"{Path(agent.screen.name).name}/{agent.screen.k}"
+    """'NAME/k' (or 'NAME/k/margin') of the agent's search screen, 'none' without one."""
+    return "none" if agent.screen is None else f"{Path(agent.screen.name).name}/{agent.screen.label()}"
 
 
 def chunk_screen(path: Path) -> str:
@@ -326,6 +326,10 @@ def main(argv=None) -> int:
                          "0-ply choices, the teacher valuing only its best --screen-k (agents/search.Screen; "
                          "recorded in each chunk, and a folder keeps one)")
     ap.add_argument("--screen-k", type=int, default=8)
+    ap.add_argument("--screen-margin", type=float, default=None,
+                    help="with --screen: of the screen's best --screen-k, the teacher values only those within "
+                         "this equity of the screen's best (about 1.3 times the labels a second at "
+                         "--screen-k 6 --screen-margin 0.2; docs/training.md)")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
@@ -348,6 +352,9 @@ def main(argv=None) -> int:
             bad = f"distill_ply1: {e}"
     if bad is None and args.screen is not None and (args.ply < 1 or args.screen_k < 1):
         bad = "distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"
+    if bad is None and args.screen_margin is not None and (
+            args.screen is None or not 0 <= args.screen_margin < float("inf")):
+        bad = "distill_ply1: --screen-margin needs --screen, and must be a number >= 0"
     if bad:
         print(bad, file=sys.stderr)
         return 2
@@ -358,7 +365,8 @@ def main(argv=None) -> int:
     try:
         data = load_checkpoint(args.checkpoint)
         agent = load_neural_agent(args.checkpoint, data["variant"], precision=args.precision,
-                                  screen=args.screen, screen_k=args.screen_k, **reply)
+                                  screen=args.screen, screen_k=args.screen_k,
+                                  screen_margin=args.screen_margin, **reply)
         student_data, student = data, agent
         if args.student:
             student_data = load_checkpoint(args.student)

@@ -286,6 +286,20 @@ def test_labels_searched_with_a_screen(tmp_path, capsys):
         assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err == ["distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"]
+    # --screen-margin: the chunk records it, the values are that search's
+    margined = load_neural_agent(src, "standard", screen=src, screen_k=3, screen_margin=0.05)
+    data2 = tmp_path / "m"
+    args2 = args[:-1] + [str(data2)]
+    assert distill_ply1.main(args2 + ["--positions", "12", "--screen", str(src), "--screen-k", "3",
+                                      "--screen-margin", "0.05"]) == 0
+    with np.load(data2 / "chunk0000.npz") as z:
+        assert str(z["screen"]) == "latest.pt/3/0.05"
+        np.testing.assert_allclose(z["target"], margined.values(z["boards"], z["again"], 1), atol=1e-6)
+    for bad in (["--screen-margin", "0.1"], ["--ply", "1", "--screen", str(src), "--screen-margin", "-1"],
+                ["--ply", "1", "--screen", str(src), "--screen-margin", "inf"]):
+        assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == ["distill_ply1: --screen-margin needs --screen, and must be a number >= 0"]
 
 
 def test_fewer_labels_than_a_batch_still_fit(tmp_path, capsys):

@@ -55,14 +55,40 @@ def _keep_loop(eq, parent, n, k, margin):
 
 def test_filter_keeps_the_best_k_within_the_margin():
     rng = np.random.default_rng(1)
-    parent = np.sort(np.concatenate([np.arange(40), rng.integers(0, 40, 300)]))
+    # a few long fan-outs (doubles: hundreds of plays) beside the usual few dozen
+    parent = np.sort(np.concatenate([np.arange(40), rng.integers(0, 40, 300), np.full(150, 7), np.full(90, 31)]))
     eq = np.round(rng.normal(0, 0.2, parent.size), 2)         # rounded: many ties
-    for k, margin in ((8, 0.16), (2, 0.04), (1, None), (None, 0.1), (3, 0.0), (None, None)):
+    for k, margin in ((8, 0.16), (2, 0.04), (1, None), (None, 0.1), (3, 0.0), (None, None), (6, 0.2)):
         got = MoveFilter(k, margin).keep(eq, parent, 40)
         assert got.tolist() == _keep_loop(eq, parent, 40, k, margin).tolist(), (k, margin)
         # the first best row of every position always passes
         assert got[segment_argmax(eq, parent, 40)].all()
     assert MoveFilter(2, 0.04).keep(eq, parent, 40).sum() < MoveFilter(8, 0.16).keep(eq, parent, 40).sum()
+
+
+def test_the_compiled_filter_equals_the_numpy_filter():
+    """engine/common.segment_keep (compiled, rows of a position contiguous) against its NumPy
+    reference on random positions of 1 to 300 plays with ties; rows out of position order go to
+    the NumPy path and give the same mask."""
+    from abak_rl.engine import common_compiled
+    from abak_rl.engine.common import segment_keep, segment_keep_numpy, segment_top_k
+    assert common_compiled.AVAILABLE
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        sizes = rng.integers(1, 300 if trial % 4 == 0 else 30, rng.integers(1, 40))
+        parent = np.repeat(np.arange(sizes.size), sizes)
+        eq = rng.normal(0, 0.3, parent.size)
+        if trial % 2:
+            eq = np.round(eq, 1)                                # ties
+        for k, margin in ((8, None), (6, 0.2), (1, None), (2, 0.04), (None, 0.1), (5, 0.0), (None, None)):
+            want = segment_keep_numpy(eq, parent, k, margin)
+            assert (segment_keep(eq, parent, k, margin) == want).all(), (trial, k, margin)
+            assert (common_compiled.keep(eq, parent, k, margin) == want).all(), (trial, k, margin)
+        order = rng.permutation(parent.size)                   # not contiguous: the NumPy path
+        shuffled = segment_top_k(eq[order], parent[order], 3)
+        assert (shuffled == segment_keep_numpy(eq[order], parent[order], 3, None)).all()
+        if trial % 2 == 0:                                     # no ties: the same rows as in order
+            assert (shuffled == segment_keep_numpy(eq, parent, 3, None)[order]).all()
 
 
 def test_filter_options_parse_and_reject_bad_values():
@@ -376,6 +402,24 @@ def test_bench_search_prints_one_line_per_setting(capsys):
     assert bench.main(["--positions", "0"]) == 2
 
 
+def test_bench_labels_times_the_plain_and_the_new_path_and_they_agree(capsys):
+    """scripts/bench_labels.py: one line per setting with its ratio to the plain path of the
+    same run, the same values from every setting, bad counts and a missing model in one line."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_labels", "scripts/bench_labels.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--labels", "4", "--rounds", "1", "--ply", "1"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x.get("setting") for x in lines[:3]] == ["plain", "compiled filter", "shared rows"]
+    assert lines[0]["ratio_to_plain"] == 1.0 and all(x["labels_per_cpu_s"] > 0 and x["labels"] == 4 for x in lines[:3])
+    assert lines[3]["largest_value_difference_to_plain"] < 1e-6 and lines[3]["compiled_kernels"]
+    assert bench.main(["--labels", "0"]) == 2
+    assert bench.main(["--model", "no/such/model"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("bench_labels: ") for line in err)
+
+
 # ----------------------------------------------------------------------------- GNU Backgammon as the reference
 
 def _gnubg_positions(n: int, seed: int):
@@ -425,8 +469,9 @@ def test_search_over_gnubgs_net_plays_gnubgs_own_search(ply):
 
 # ----------------------------------------------------------------------------- screens
 
-def _ref_screened_value(model, screen, board, k):
-    """1-ply value of one afterstate, each reply picked by the full net among the screen's best k."""
+def _ref_screened_value(model, screen, board, k, margin=None):
+    """1-ply value of one afterstate, each reply picked by the full net among the screen's best k
+    (with a margin, only those of them within it of the screen's best)."""
     v = model.variant
     nxt = v.flip(board[None])[0]
     total = np.zeros(5)
@@ -435,6 +480,8 @@ def _ref_screened_value(model, screen, board, k):
         no = np.zeros(len(after), bool)
         s = [float(equity(p)) for p in screen.probs(after.boards, no)]
         kept = sorted(range(len(s)), key=lambda i: (-s[i], i))[:k]
+        if margin is not None:
+            kept = [i for i in kept if s[i] >= max(s) - margin]
         p = model.probs(after.boards[kept], no[kept]).astype(np.float64)
         total += w * swap(p[int(np.argmax([float(equity(x)) for x in p]))])
     return total
@@ -466,6 +513,63 @@ def test_a_screen_leaves_the_full_net_only_its_best_k():
         Screen(other.probs, 0)
 
 
+def test_a_screen_margin_sends_the_full_net_only_plays_near_the_screens_best():
+    """Screen(margin=M): of the screen's best k, only those within M of the screen's best equity
+    reach the full net (the plain recursion above, with the margin); no margin and a huge one
+    are the same search, M = 0 keeps the screen's best play alone, and a bad M is refused."""
+    from abak_rl.agents.search import Screen, Search
+    model, other = _model("standard", seed=2), _model("standard", seed=5)
+    v, boards, dice, after = _positions("standard", 12, seed=11)
+    rows, again = after.boards[::7][:6], np.zeros(len(after.boards[::7][:6]), bool)
+    for k, margin in ((4, 0.05), (6, 0.2), (3, 0.0)):
+        got = Search(model.probs, v, screen=Screen(other.probs, k, margin=margin)).values(rows, again, 1)
+        for i, row in enumerate(rows):
+            np.testing.assert_allclose(got[i], _ref_screened_value(model, other, row, k, margin), atol=1e-9)
+    wide = Search(model.probs, v, screen=Screen(other.probs, 4, margin=1e9)).values(rows, again, 2)
+    np.testing.assert_allclose(wide, Search(model.probs, v, screen=Screen(other.probs, 4)).values(rows, again, 2),
+                               atol=1e-12)
+    np.testing.assert_allclose(Search(model.probs, v, screen=Screen(other.probs, 6, margin=0.0)).values(rows, again, 1),
+                               Search(model.probs, v, screen=Screen(other.probs, 1)).values(rows, again, 1), atol=1e-12)
+    assert Screen(other.probs, 6, margin=0.2).label() == "6/0.2" and Screen(other.probs, 8).label() == "8"
+    for bad in (-0.1, float("nan"), "0.2"):
+        with pytest.raises(ValueError, match="margin"):
+            Screen(other.probs, 6, margin=bad)
+
+
+def test_a_screen_of_the_same_inputs_encodes_each_afterstate_once(tmp_path):
+    """With Screen.encode (a screen that reads the full net's feature set) the screened choice
+    encodes each afterstate once and hands the rows to both nets: the same values as encoding
+    for each net apart, and the rows reach the full net (it encodes nothing itself)."""
+    from test_widen_net import _trained_expert_net
+
+    from abak_rl.agents.neural import load_neural_agent, shared_rows
+    from abak_rl.agents.search import Screen, Search
+    src = _trained_expert_net(tmp_path)
+    v = get_variant("standard")
+    full = load_neural_agent(src, v).scorer
+    small = load_neural_agent(src, v).scorer
+    assert shared_rows(small, full) is not None
+    _, boards, dice, after = _positions("standard", 8, seed=3)
+    rows, again = after.boards[:12], np.zeros(12, bool)
+    calls = {"encode": 0, "full_with_rows": 0, "full_without": 0}
+
+    def encode(b, a):
+        calls["encode"] += 1
+        return small.stored_encode(b, a)
+
+    def full_probs(b, a, rows=None):
+        calls["full_with_rows" if rows is not None else "full_without"] += 1
+        return full.probs(b, a, rows=rows)
+    apart = Search(full.probs, v, screen=Screen(small.probs, 3)).values(rows, again, 1)
+    once = Search(full_probs, v, screen=Screen(small.probs, 3, encode=encode)).values(rows, again, 1)
+    np.testing.assert_allclose(once, apart, atol=1e-6)
+    assert calls["encode"] >= 1 and calls["full_with_rows"] == calls["encode"] and calls["full_without"] == 0
+    # a screen of other inputs keeps its own encoding
+    from abak_rl.model.scorer import Scorer
+    raw = Scorer(small.net, get_feature_set("td198"), v, small.device)
+    assert shared_rows(raw, full) is None
+
+
 def test_checkpoint_specs_take_a_screen(tmp_path):
     """checkpoint:...,ply=1,screen=S,screen_k=K loads S as the screen of the search (the net as
     its own screen at k=1 values exactly as without one); the option is refused at 0-ply, for
@@ -484,8 +588,14 @@ def test_checkpoint_specs_take_a_screen(tmp_path):
     np.testing.assert_allclose(agent.values(after.boards[:10], again[:10], 1),
                                plain.values(after.boards[:10], again[:10], 1), atol=1e-9)
     assert make_agent(f"checkpoint:{src},ply=2,screen={src}", v).screen.k == 8
+    assert agent.screen.encode is not None                      # the same inputs: encoded once
+    margined = make_agent(f"checkpoint:{src},ply=1,screen={src},screen_k=6,screen_margin=0.2", v)
+    assert margined.screen.margin == 0.2 and "screen_k=6,screen_margin=0.2" in margined.name
     for spec, msg in ((f"checkpoint:{src},screen={src}", "only with ply=1 or ply=2"),
                       (f"checkpoint:{src},ply=1,screen_k=3", "needs screen="),
+                      (f"checkpoint:{src},ply=1,screen_margin=0.2", "needs screen="),
+                      (f"checkpoint:{src},ply=1,screen={src},screen_margin=-1", "screen_margin='-1'"),
+                      (f"checkpoint:{src},ply=1,screen={src},screen_margin=wide", "screen_margin='wide'"),
                       (f"checkpoint:{src},ply=1,screen={src},screen_k=0", "screen_k='0'"),
                       (f"export:some/dir,ply=1,screen={src}", "checkpoint: agents")):
         with pytest.raises(ValueError, match=msg):

@@ -1,8 +1,8 @@
 """scripts/train_standard_student.sh run small: a teacher already there, a fresh student net,
 two labellers side by side, one fit to both folders' labels; run again, it relabels and refits
 nothing; with PLY2_POSITIONS, a 2-ply round on top (a screen, the student's own 2-ply labels, a
-fine-tune); new 1-ply labels refit the student and discard the old round; bad settings are
-refused in one line."""
+fine-tune); new 1-ply labels refit the student and discard the old round; counts with a
+leading zero are decimal; bad settings are refused in one line."""
 
 import os
 import shutil
@@ -70,9 +70,9 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     assert [c.parent.name for c in ply2] == ["ply2-1", "ply2-2"]
     from abak_rl.agents.search import parse_filter_options
     student = load_neural_agent(stu / "latest.pt", "standard", precision="bf16", screen=stu / "screen32.pt",
-                                **parse_filter_options({"reply_k": "1"}))
+                                screen_k=6, screen_margin=0.2, **parse_filter_options({"reply_k": "1"}))
     with np.load(ply2[1]) as z:
-        assert int(z["ply"]) == 2 and int(z["top"]) == 5 and str(z["screen"]) == "screen32.pt/8"
+        assert int(z["ply"]) == 2 and int(z["top"]) == 5 and str(z["screen"]) == "screen32.pt/6/0.2"
         b, a, target = z["boards"], z["again"], z["target"]
     # (bf16 rounding depends on the batch's make-up: the whole chunk at once, as it was labelled)
     np.testing.assert_allclose(target, student.values(b, a, 2), atol=1e-6)
@@ -90,8 +90,16 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     assert not (stu / "screen32.pt").exists() and not list(stu.glob("ply2-*"))
     again = load_checkpoint(stu / "latest.pt")["net"]
     assert all(torch.equal(again[k], v) for k, v in data["net"].items())   # the same labels, the same net
+    # a count with a leading zero is decimal (bash arithmetic alone would read 0800 as octal and
+    # fail): 400 labels a labeller, so a third chunk of 150 each, and a refit to the 900 labels
+    r = _run(tmp_path, POSITIONS="0800")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert len(list(stu.glob("labels-*/chunk*.npz"))) == 6
+    rep = load_checkpoint(stu / "latest.pt")["distilled"]
+    assert rep["samples"] + rep["held_out"] == 900 and rep["positions"] == 800
     # bad settings: one line, nothing written
-    for bad in ({"POSITIONS": "lots"}, {"PLY2_POSITIONS": "-5"}):
+    for bad in ({"POSITIONS": "lots"}, {"PLY2_POSITIONS": "-5"}, {"SCREEN_K": "0"}, {"SCREEN_MARGIN": "wide"},
+                {"SCREEN_MARGIN": "-0.1"}, {"SCREEN_MARGIN": "0.1.2"}):
         r = _run(tmp_path / "bad", **bad)
         assert r.returncode == 2 and r.stderr.strip().startswith(f"train_standard_student.sh: {next(iter(bad))}")
         assert len(r.stderr.strip().splitlines()) == 1

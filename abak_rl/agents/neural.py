@@ -29,6 +29,8 @@ class NeuralAgent:
         self.name = name if ply == 0 else f"{name}@{ply}ply" + filter_suffix(root, reply)
         if screen is not None and ply > 0:
             self.name += f",screen={screen.name},screen_k={screen.k}"
+            if screen.margin is not None:
+                self.name += f",screen_margin={format(screen.margin, 'g')}"
         if scorer.precision != "fp32":
             self.name += f",precision={scorer.precision}"
 
@@ -63,7 +65,8 @@ class NeuralAgent:
 
 def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cpu",
                       root=ROOT_FILTER, reply=REPLY_FILTER, precision: str = "fp32",
-                      screen: str | Path | None = None, screen_k: int = 8) -> NeuralAgent:
+                      screen: str | Path | None = None, screen_k: int = 8,
+                      screen_margin: float | None = None) -> NeuralAgent:
     """An Agent playing the net in checkpoint `path` (a file, or a run folder's latest.pt).
 
     variant: a variant object or name; the checkpoint's feature set must describe it (a net
@@ -71,7 +74,8 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     root / reply: the move filters of the search at ply >= 1 (agents/search.py).
     precision: "fp32", or "bf16" for the hidden layers in bfloat16 (model/bf16.py; faster search).
     screen / screen_k: a small net's checkpoint that screens the deepest 0-ply choices of the
-    search, the full net valuing only its best screen_k (agents/search.Screen; ply >= 1).
+    search, the full net valuing only its best screen_k (agents/search.Screen; ply >= 1), and
+    with screen_margin only those within that equity of the screen's best.
     """
     from ..engine.variants import get_variant
     from ..features import get_feature_set
@@ -91,8 +95,19 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     dev = resolve_device(device)
     net.to(dev).eval()
     sieve = None
+    scorer = Scorer(net, fs, variant, dev, precision)
     if screen is not None:
         small = load_neural_agent(screen, variant, device=device).scorer
-        sieve = Screen(small.probs, screen_k, name=str(screen))
-    return NeuralAgent(Scorer(net, fs, variant, dev, precision), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
+        sieve = Screen(small.probs, screen_k, name=str(screen), encode=shared_rows(small, scorer),
+                       margin=screen_margin)
+    return NeuralAgent(scorer, ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
                        root=root, reply=reply, screen=sieve)
+
+
+def shared_rows(small: Scorer, full: Scorer):
+    """small.stored_encode when the screen's and the full net's scorers read the same rows (one
+    feature set, both packed or both dense), so a screened search encodes each afterstate once;
+    else None."""
+    same = (small.features.name == full.features.name and
+            (small.packing is None) == (full.packing is None))
+    return small.stored_encode if same else None

@@ -7,8 +7,9 @@ search's move filters (agents/search.py) may follow: ",k=8,margin=0.16" for the 
 ",reply_k=2,reply_margin=0.04" for the replies inside 2-ply ("all" / "none" switch one off).
 A checkpoint spec may end with ",precision=bf16": the net's hidden layers in bfloat16, about
 twice as fast in search, outputs within about 1e-4 (model/bf16.py); and, with ply=1 or 2,
-with ",screen=<checkpoint>[,screen_k=8]": a small net screens the deepest 0-ply choices of the
-search and the full net values only its best screen_k plays (agents/search.Screen).
+with ",screen=<checkpoint>[,screen_k=8][,screen_margin=M]": a small net screens the deepest 0-ply choices of the
+search and the full net values only its best screen_k plays (those within M of the screen's best)
+(agents/search.Screen).
 "gnubg:plies=0|1|2" is the GNU Backgammon program itself (agents/gnubg_program.py); "gnubg"
 alone is the fast gnubg-nn 0-ply net, "gnubg,ply=1|2" the same bindings' own lookahead.
 "python:<package.module>:<Class>" is user code: an object with choose(variant, before, dice, after).
@@ -83,14 +84,16 @@ def _load(module: str, func: str, what: str):
     return getattr(mod, func)
 
 
-SEARCH_OPTIONS = ("ply", "k", "margin", "reply_k", "reply_margin", "precision", "screen", "screen_k")
+SEARCH_OPTIONS = ("ply", "k", "margin", "reply_k", "reply_margin", "precision", "screen", "screen_k",
+                  "screen_margin")
 
 
 def parse_agent_options(spec: str) -> tuple[str, int, dict]:
     """'<kind>:<path>[,ply=N][,k=..][,margin=..][,reply_k=..][,reply_margin=..][,precision=..]
-    [,screen=<small net's checkpoint>][,screen_k=..]' -> (path, ply, filters); filters holds
-    'root' / 'reply' MoveFilters for the options given, and 'precision' (model/bf16.py) and
-    'screen' / 'screen_k' (agents/search.Screen, ply >= 1) when given (checkpoint agents only).
+    [,screen=<small net's checkpoint>][,screen_k=..][,screen_margin=..]' -> (path, ply, filters);
+    filters holds 'root' / 'reply' MoveFilters for the options given, and 'precision'
+    (model/bf16.py) and 'screen' / 'screen_k' / 'screen_margin' (agents/search.Screen, ply >= 1)
+    when given (checkpoint agents only).
     Options are peeled off the end, so a path may itself hold commas."""
     body = spec.partition(":")[2]
     path, opts = body, {}
@@ -121,11 +124,11 @@ def parse_agent_options(spec: str) -> tuple[str, int, dict]:
             filters["precision"] = check_precision(opts.pop("precision"))
         except ValueError as e:
             raise ValueError(f"{spec!r}: {e}") from None
-    if "screen" in opts or "screen_k" in opts:
+    if "screen" in opts or "screen_k" in opts or "screen_margin" in opts:
         if not spec.startswith("checkpoint:"):
             raise ValueError(f"{spec!r}: screen= applies to checkpoint: agents (the torch net) only")
         if "screen" not in opts:
-            raise ValueError(f"{spec!r}: screen_k= needs screen=<checkpoint of the small net>")
+            raise ValueError(f"{spec!r}: screen_k= or screen_margin= needs screen=<checkpoint of the small net>")
         if ply == 0:
             raise ValueError(f"{spec!r}: screen= applies only with ply=1 or ply=2")
         filters["screen"] = opts.pop("screen")
@@ -134,6 +137,15 @@ def parse_agent_options(spec: str) -> tuple[str, int, dict]:
             if not raw.isdigit() or int(raw) < 1:
                 raise ValueError(f"{spec!r}: screen_k={raw!r}: expected a whole number >= 1")
             filters["screen_k"] = int(raw)
+        if "screen_margin" in opts:
+            raw = opts.pop("screen_margin")
+            try:
+                margin = float(raw)
+            except ValueError:
+                margin = -1.0
+            if not margin >= 0 or margin == float("inf"):
+                raise ValueError(f"{spec!r}: screen_margin={raw!r}: expected a number >= 0")
+            filters["screen_margin"] = margin
     if opts:
         if ply == 0:
             raise ValueError(f"{spec!r}: move filter options ({', '.join(opts)}) apply only with ply=1 or ply=2")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.common import segment_argmax
+from ..engine.common import segment_argmax, segment_keep
 from ..model.outcomes import equity, outcome_probs
 from ..model.outcomes import swap_perspective_np as swap_perspective
 
@@ -58,20 +58,9 @@ class MoveFilter:
 
     def keep(self, eq: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
         """Boolean mask of the rows to search; rows of a position contiguous (Afterstates)."""
-        m = eq.shape[0]
-        if self.off or m == 0:
-            return np.ones(m, dtype=bool)
-        eq = np.asarray(eq, dtype=np.float64)
-        starts = np.searchsorted(parent, np.arange(n))
-        keep = np.ones(m, dtype=bool)
-        if self.margin is not None:
-            keep &= eq >= np.maximum.reduceat(eq, starts)[parent] - self.margin
-        if self.k is not None:
-            order = np.lexsort((np.arange(m), -eq, parent))   # by position, best first, stable
-            rank = np.empty(m, dtype=np.int64)
-            rank[order] = np.arange(m) - starts[parent[order]]
-            keep &= rank < self.k
-        return keep
+        if self.off or eq.shape[0] == 0:
+            return np.ones(eq.shape[0], dtype=bool)
+        return segment_keep(eq, parent, self.k, self.margin)
 
     def label(self) -> str:
         k = "all" if self.k is None else str(self.k)
@@ -86,17 +75,31 @@ REPLY_FILTER = MoveFilter(2, 0.04)
 class Screen:
     """The deepest 0-ply choices of a search made in two steps: `probs_fn` (a small net,
     same signature as the full evaluator) scores every play, the full net only its best `k` per
-    position, and the best of those by the full net is the choice. A play the screen ranks
+    position (with `margin`, only those of them within that equity of the screen's best), and
+    the best of those by the full net is the choice. A play the screen ranks
     below k is never seen, so a chooser's value can only come out lower (for the standard
     student's 1 x 32 screen at k = 8: 0.00024 equity rms at 1-ply; docs/training.md)."""
 
     probs_fn: object
     k: int = 8
     name: str = "screen"
+    encode: object = None
+    """Optional (boards, again) -> rows that both the screen's and the full evaluator's probs_fn
+    take as `rows=` (the two nets read one feature set): the rows are encoded once, not twice."""
+    margin: float | None = None
+    """Of the screen's best k, only those within `margin` of the screen's best equity go on to
+    the full net (None: all k)."""
 
     def __post_init__(self):
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
             raise ValueError(f"screen k must be a whole number >= 1, got {self.k!r}")
+        MoveFilter(self.k, self.margin)            # checks the margin: a number >= 0 or None
+
+    def label(self) -> str:
+        """'k' or 'k/margin': the filter the screen applies (recorded with labels it searched)."""
+        return str(self.k) if self.margin is None else f"{self.k}/{format(self.margin, 'g')}"
+
+
 NO_FILTER = MoveFilter(None, None)
 
 
@@ -170,10 +173,18 @@ class Search:
 
     def screened_best(self, after, again: np.ndarray, n: int) -> np.ndarray:
         """[n, 5] float64: per position, the best of the screen's top k plays by the full net."""
-        keep = MoveFilter(self.screen.k, None).keep(equity(self.screen.probs_fn(after.boards, again)),
-                                                    after.parent, n)
-        rows = np.flatnonzero(keep)
-        p = np.asarray(self.probs_fn(after.boards[rows], again[rows]), dtype=np.float64)
+        scr = self.screen
+        if scr.encode is None:
+            s = scr.probs_fn(after.boards, again)
+        else:
+            x = scr.encode(after.boards, again)
+            s = scr.probs_fn(after.boards, again, rows=x)
+        rows = np.flatnonzero(MoveFilter(scr.k, scr.margin).keep(equity(s), after.parent, n))
+        if scr.encode is None:
+            p = self.probs_fn(after.boards[rows], again[rows])
+        else:
+            p = self.probs_fn(after.boards[rows], again[rows], rows=x[rows])
+        p = np.asarray(p, dtype=np.float64)
         return p[segment_argmax(equity(p), after.parent[rows], n)]
 
     def play_values(self, after, dice: np.ndarray, n: int, ply: int):

@@ -182,12 +182,38 @@ def segment_random(u: np.ndarray, parent: np.ndarray, n_positions: int) -> np.nd
 
 
 def segment_top_k(scores: np.ndarray, parent: np.ndarray, k: int) -> np.ndarray:
-    """Mask of each position's k highest-scoring rows (the first ones on ties): one stable
-    sort by (parent, -score), then each row's rank inside its position."""
-    scores, parent = np.asarray(scores), np.asarray(parent)
-    order = np.lexsort((-scores, parent))
-    p = parent.take(order)
-    rank = np.arange(p.size) - np.searchsorted(p, p)
-    mask = np.zeros(p.size, dtype=bool)
-    mask[order[rank < k]] = True
-    return mask
+    """Mask of each position's k highest-scoring rows (the first ones on ties)."""
+    return segment_keep(scores, parent, k, None)
+
+
+def segment_keep(scores: np.ndarray, parent: np.ndarray, k: int | None, margin: float | None) -> np.ndarray:
+    """Mask of each position's rows that are among its k best (the first ones on ties; None:
+    any number) and within `margin` of its best score (None: any distance): a search's move
+    filter. Compiled (common_compiled.py) when each position's rows are contiguous and in order
+    (the Afterstates contract), else segment_keep_numpy."""
+    from . import common_compiled
+    scores, parent = np.asarray(scores, dtype=np.float64), np.asarray(parent)
+    if common_compiled.AVAILABLE and (parent.size < 2 or not (parent[1:] < parent[:-1]).any()):
+        return common_compiled.keep(scores, parent, k, margin)
+    return segment_keep_numpy(scores, parent, k, margin)
+
+
+def segment_keep_numpy(scores: np.ndarray, parent: np.ndarray, k: int | None, margin: float | None) -> np.ndarray:
+    """segment_keep in NumPy (the reference): one stable sort by (parent, -score), then each
+    row's rank inside its position. Any order of rows."""
+    scores, parent = np.asarray(scores, dtype=np.float64), np.asarray(parent)
+    keep = np.ones(scores.shape[0], dtype=bool)
+    if scores.shape[0] == 0:
+        return keep
+    if margin is not None:
+        n = int(parent.max()) + 1
+        best = np.full(n, -np.inf)
+        np.maximum.at(best, parent, scores)
+        keep &= scores >= best[parent] - margin
+    if k is not None:
+        order = np.lexsort((-scores, parent))
+        p = parent.take(order)
+        rank = np.empty(p.size, dtype=np.int64)
+        rank[order] = np.arange(p.size) - np.searchsorted(p, p)
+        keep &= rank < k
+    return keep
