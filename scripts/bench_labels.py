@@ -2,26 +2,27 @@
 plain path in the same run.
 
     nice -n 10 .venv/bin/python scripts/bench_labels.py [--model checkpoints/pretrained/standard]
-        [--labels 400] [--rounds 3] [--screen-k 8] [--ply 2]
+        [--screen SCREEN.pt] [--labels 400] [--rounds 3] [--ply 2]
 
 The labeller's hot call is NeuralAgent.values(afterstates, ply=2) with the recipe of
 scripts/train_standard_student.sh: bfloat16 hidden layers, replies picked at 0-ply (reply
 filter k = 1), and a 1 x 32 screen of the same feature set ranking the deepest 0-ply choices
-(the full net values its best --screen-k). The afterstates are each roll's top 5 plays of
-positions from the net's own 0-ply games, as the labeller draws them. The screen is an
-untrained 1 x 32 net: its cost is a trained one's (same shape, same k), and the labels' values
-are not what this measures.
+(the full net values its best k). The afterstates are each roll's top 5 plays of positions
+from the net's own 0-ply games, as the labeller draws them. --screen is the screen's checkpoint
+(the round's `std-stu/screen32.pt`, fitted to the net's 0-ply values); without it an untrained
+1 x 32 net stands in, which costs what a trained one does at a fixed k but makes the margin's
+cut meaningless.
 
 Settings, each timed --rounds times, interleaved (A B C A B C ...) so the machine's noise falls
 on all of them alike, and reported as the median round:
-  plain            the move filters' NumPy sort (engine/common.segment_keep_numpy) and the
-                   screen and the full net each encoding the afterstates they score
-  compiled filter  the move filters compiled (engine/common_compiled.py)
-  shared rows      that, and the screen's encoded rows handed to the full net (Screen.encode):
-                   what the labeller runs
-One JSON line per setting: labels per CPU second and the ratio to `plain` of the same run; the
-values of all settings must agree (the same search), and the largest difference is printed.
-One thread for torch.
+  plain              the screen's best 8 and the move filters' NumPy sort
+                     (engine/common.segment_keep_numpy): the labeller before 7 December
+  compiled filter    the move filters compiled (engine/common_compiled.py)
+  best 6 within 0.2  that, with the screen's best 6 within 0.2 equity of its best
+                     (Screen.margin): what train_standard_student.sh labels with now
+One JSON line per setting: labels per CPU second, the ratio to `plain` of the same run, and the
+equity of its values against plain's (mean, rms, max: zero for the compiled filter, the same
+search). One thread for torch.
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def agents(model_dir: str, screen_k: int, ply: int):
-    """(full NeuralAgent with a screen and shared rows, the same without shared rows)."""
+def agents(model_dir: str, screen_path: str | None, ply: int):
+    """{setting: NeuralAgent} for the settings above (the compiled filter is switched apart)."""
     import torch
 
-    from abak_rl.agents.neural import NeuralAgent, shared_rows
+    from abak_rl.agents.neural import NeuralAgent, load_neural_agent
     from abak_rl.agents.search import MoveFilter, Screen
     from abak_rl.export.exporters import load_export_net
     from abak_rl.inference import load_exported
@@ -56,14 +57,17 @@ def agents(model_dir: str, screen_k: int, ply: int):
     _, net = load_export_net(model.source)
     cpu = torch.device("cpu")
     full = Scorer(net.eval(), model.features, model.variant, cpu, precision="bf16")
-    torch.manual_seed(8)
-    small_net = build_net(model.features.size, {"hidden": 32, "layers": 1, "activation": "sigmoid",
-                                                "phases": "contact_race", "bearoff": True}, model.features)
-    small = Scorer(small_net.eval(), model.features, model.variant, cpu)
-    reply = MoveFilter(1, None) if ply == 2 else MoveFilter(2, 0.04)
-    shared = NeuralAgent(full, reply=reply, screen=Screen(small.probs, screen_k, encode=shared_rows(small, full)))
-    apart = NeuralAgent(full, reply=reply, screen=Screen(small.probs, screen_k))
-    return model, shared, apart
+    if screen_path is None:
+        torch.manual_seed(8)
+        small_net = build_net(model.features.size, {"hidden": 32, "layers": 1, "activation": "sigmoid",
+                                                    "phases": "contact_race", "bearoff": True}, model.features)
+        small = Scorer(small_net.eval(), model.features, model.variant, cpu)
+    else:
+        small = load_neural_agent(screen_path, model.variant).scorer
+    reply = MoveFilter(1, 0.04)                     # --reply-k 1 (its margin as distill_ply1 leaves it)
+    return model, {"plain": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 8)),
+                   "compiled filter": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 8)),
+                   "best 6 within 0.2": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 6, margin=0.2))}
 
 
 def afterstates(model, agent, n: int, seed: int) -> np.ndarray:
@@ -89,23 +93,25 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="checkpoints/pretrained/standard")
     ap.add_argument("--labels", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--screen-k", type=int, default=8)
+    ap.add_argument("--screen", default=None, help="the screen's checkpoint (default: an untrained 1 x 32 net)")
     ap.add_argument("--ply", type=int, default=2, choices=(1, 2))
     ap.add_argument("--seed", type=int, default=451)
     args = ap.parse_args(argv)
-    if args.labels < 1 or args.rounds < 1 or args.screen_k < 1:
-        print("bench_labels: --labels, --rounds and --screen-k must be at least 1", file=sys.stderr)
+    if args.labels < 1 or args.rounds < 1:
+        print("bench_labels: --labels and --rounds must be at least 1", file=sys.stderr)
         return 2
     from abak_rl.engine import common_compiled
+    from abak_rl.model.outcomes import equity
+    from abak_rl.train.checkpoint import CheckpointError
     try:
-        model, shared, apart = agents(args.model, args.screen_k, args.ply)
-    except (KeyError, RuntimeError, OSError, ValueError) as e:   # (ExportError is a ValueError)
+        model, by_name = agents(args.model, args.screen, args.ply)
+    except (KeyError, RuntimeError, OSError, ValueError, CheckpointError) as e:   # (ExportError: a ValueError)
         print(f"bench_labels: {e}", file=sys.stderr)
         return 2
-    boards = afterstates(model, shared, args.labels, args.seed)
+    boards = afterstates(model, by_name["plain"], args.labels, args.seed)
     again = np.zeros(len(boards), dtype=bool)
     compiled = common_compiled.AVAILABLE
-    settings = [("plain", apart, False), ("compiled filter", apart, compiled), ("shared rows", shared, compiled)]
+    settings = [(name, agent, compiled and name != "plain") for name, agent in by_name.items()]
     for _, agent, comp in settings:                  # warm up: kernels compiled, tables built
         common_compiled.AVAILABLE = comp
         agent.values(boards[:16], again[:16], args.ply)
@@ -119,13 +125,16 @@ def main(argv=None) -> int:
             cpu[name].append(time.process_time() - c0)
     common_compiled.AVAILABLE = compiled
     ref = float(np.median(cpu["plain"]))
-    for name, _, _ in settings:
+    for name, agent, _ in settings:
         c = float(np.median(cpu[name]))
-        print(json.dumps({"setting": name, "ply": args.ply, "labels": len(boards), "screen_k": args.screen_k,
+        d = equity(values[name]) - equity(values["plain"])
+        print(json.dumps({"setting": name, "ply": args.ply, "labels": len(boards), "screen": agent.screen.label(),
                           "labels_per_cpu_s": round(len(boards) / c, 1), "ratio_to_plain": round(ref / c, 3),
+                          "equity_vs_plain": {"mean": float(d.mean()), "rms": float(np.sqrt((d ** 2).mean())),
+                                              "max": float(np.abs(d).max())},
                           "cpu_s_rounds": [round(x, 2) for x in cpu[name]]}))
-    diff = max(float(np.abs(values[n] - values["plain"]).max()) for n in values)
-    print(json.dumps({"largest_value_difference_to_plain": diff, "compiled_kernels": compiled}))
+    print(json.dumps({"screen": args.screen or "untrained 1 x 32", "model": args.model,
+                      "compiled_kernels": compiled}))
     return 0
 
 

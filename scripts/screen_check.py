@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     import torch
     from distill_ply1 import every_play, played_rows
 
-    from abak_rl.agents.neural import load_neural_agent, shared_rows
+    from abak_rl.agents.neural import load_neural_agent
     from abak_rl.agents.search import Screen, Search, parse_filter_options
     from abak_rl.model.outcomes import equity
     from abak_rl.train.checkpoint import CheckpointError
@@ -64,8 +64,7 @@ def main(argv=None) -> int:
         reply = parse_filter_options({"reply_k": args.reply_k})["reply"]
         agent = load_neural_agent(args.net, "standard", precision=args.precision)
         small = load_neural_agent(args.screen, "standard").scorer
-        encode = shared_rows(small, agent.scorer)
-        screens = {(k, m): Screen(small.probs, k, margin=m, encode=encode) for k, m in ks}
+        screens = {(k, m): Screen(small.probs, k, margin=m) for k, m in ks}
     except (CheckpointError, ValueError) as e:
         print(f"screen_check: {e}", file=sys.stderr)
         return 2

@@ -411,9 +411,10 @@ def test_bench_labels_times_the_plain_and_the_new_path_and_they_agree(capsys):
     spec.loader.exec_module(bench)
     assert bench.main(["--labels", "4", "--rounds", "1", "--ply", "1"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [x.get("setting") for x in lines[:3]] == ["plain", "compiled filter", "shared rows"]
+    assert [x.get("setting") for x in lines[:3]] == ["plain", "compiled filter", "best 6 within 0.2"]
     assert lines[0]["ratio_to_plain"] == 1.0 and all(x["labels_per_cpu_s"] > 0 and x["labels"] == 4 for x in lines[:3])
-    assert lines[3]["largest_value_difference_to_plain"] < 1e-6 and lines[3]["compiled_kernels"]
+    assert all(x["equity_vs_plain"]["max"] < 1e-6 for x in lines[:2])        # the same search, faster
+    assert lines[2]["screen"] == "6/0.2" and lines[3]["compiled_kernels"]
     assert bench.main(["--labels", "0"]) == 2
     assert bench.main(["--model", "no/such/model"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -536,40 +537,6 @@ def test_a_screen_margin_sends_the_full_net_only_plays_near_the_screens_best():
             Screen(other.probs, 6, margin=bad)
 
 
-def test_a_screen_of_the_same_inputs_encodes_each_afterstate_once(tmp_path):
-    """With Screen.encode (a screen that reads the full net's feature set) the screened choice
-    encodes each afterstate once and hands the rows to both nets: the same values as encoding
-    for each net apart, and the rows reach the full net (it encodes nothing itself)."""
-    from test_widen_net import _trained_expert_net
-
-    from abak_rl.agents.neural import load_neural_agent, shared_rows
-    from abak_rl.agents.search import Screen, Search
-    src = _trained_expert_net(tmp_path)
-    v = get_variant("standard")
-    full = load_neural_agent(src, v).scorer
-    small = load_neural_agent(src, v).scorer
-    assert shared_rows(small, full) is not None
-    _, boards, dice, after = _positions("standard", 8, seed=3)
-    rows, again = after.boards[:12], np.zeros(12, bool)
-    calls = {"encode": 0, "full_with_rows": 0, "full_without": 0}
-
-    def encode(b, a):
-        calls["encode"] += 1
-        return small.stored_encode(b, a)
-
-    def full_probs(b, a, rows=None):
-        calls["full_with_rows" if rows is not None else "full_without"] += 1
-        return full.probs(b, a, rows=rows)
-    apart = Search(full.probs, v, screen=Screen(small.probs, 3)).values(rows, again, 1)
-    once = Search(full_probs, v, screen=Screen(small.probs, 3, encode=encode)).values(rows, again, 1)
-    np.testing.assert_allclose(once, apart, atol=1e-6)
-    assert calls["encode"] >= 1 and calls["full_with_rows"] == calls["encode"] and calls["full_without"] == 0
-    # a screen of other inputs keeps its own encoding
-    from abak_rl.model.scorer import Scorer
-    raw = Scorer(small.net, get_feature_set("td198"), v, small.device)
-    assert shared_rows(raw, full) is None
-
-
 def test_checkpoint_specs_take_a_screen(tmp_path):
     """checkpoint:...,ply=1,screen=S,screen_k=K loads S as the screen of the search (the net as
     its own screen at k=1 values exactly as without one); the option is refused at 0-ply, for
@@ -588,7 +555,6 @@ def test_checkpoint_specs_take_a_screen(tmp_path):
     np.testing.assert_allclose(agent.values(after.boards[:10], again[:10], 1),
                                plain.values(after.boards[:10], again[:10], 1), atol=1e-9)
     assert make_agent(f"checkpoint:{src},ply=2,screen={src}", v).screen.k == 8
-    assert agent.screen.encode is not None                      # the same inputs: encoded once
     margined = make_agent(f"checkpoint:{src},ply=1,screen={src},screen_k=6,screen_margin=0.2", v)
     assert margined.screen.margin == 0.2 and "screen_k=6,screen_margin=0.2" in margined.name
     for spec, msg in ((f"checkpoint:{src},screen={src}", "only with ply=1 or ply=2"),

@@ -98,16 +98,6 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     scorer = Scorer(net, fs, variant, dev, precision)
     if screen is not None:
         small = load_neural_agent(screen, variant, device=device).scorer
-        sieve = Screen(small.probs, screen_k, name=str(screen), encode=shared_rows(small, scorer),
-                       margin=screen_margin)
+        sieve = Screen(small.probs, screen_k, name=str(screen), margin=screen_margin)
     return NeuralAgent(scorer, ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
                        root=root, reply=reply, screen=sieve)
-
-
-def shared_rows(small: Scorer, full: Scorer):
-    """small.stored_encode when the screen's and the full net's scorers read the same rows (one
-    feature set, both packed or both dense), so a screened search encodes each afterstate once;
-    else None."""
-    same = (small.features.name == full.features.name and
-            (small.packing is None) == (full.packing is None))
-    return small.stored_encode if same else None

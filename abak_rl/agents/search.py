@@ -83,9 +83,6 @@ class Screen:
     probs_fn: object
     k: int = 8
     name: str = "screen"
-    encode: object = None
-    """Optional (boards, again) -> rows that both the screen's and the full evaluator's probs_fn
-    take as `rows=` (the two nets read one feature set): the rows are encoded once, not twice."""
     margin: float | None = None
     """Of the screen's best k, only those within `margin` of the screen's best equity go on to
     the full net (None: all k)."""
@@ -174,17 +171,9 @@ class Search:
     def screened_best(self, after, again: np.ndarray, n: int) -> np.ndarray:
         """[n, 5] float64: per position, the best of the screen's top k plays by the full net."""
         scr = self.screen
-        if scr.encode is None:
-            s = scr.probs_fn(after.boards, again)
-        else:
-            x = scr.encode(after.boards, again)
-            s = scr.probs_fn(after.boards, again, rows=x)
+        s = scr.probs_fn(after.boards, again)
         rows = np.flatnonzero(MoveFilter(scr.k, scr.margin).keep(equity(s), after.parent, n))
-        if scr.encode is None:
-            p = self.probs_fn(after.boards[rows], again[rows])
-        else:
-            p = self.probs_fn(after.boards[rows], again[rows], rows=x[rows])
-        p = np.asarray(p, dtype=np.float64)
+        p = np.asarray(self.probs_fn(after.boards[rows], again[rows]), dtype=np.float64)
         return p[segment_argmax(equity(p), after.parent[rows], n)]
 
     def play_values(self, after, dice: np.ndarray, n: int, ply: int):

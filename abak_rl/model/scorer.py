@@ -75,20 +75,17 @@ class Scorer:
         return torch.from_numpy(x).to(self.device, non_blocking=True)
 
     @torch.inference_mode()
-    def net_probs(self, boards: np.ndarray, again: np.ndarray, keep: list | None = None,
-                  rows: np.ndarray | None = None) -> np.ndarray:
+    def net_probs(self, boards: np.ndarray, again: np.ndarray, keep: list | None = None) -> np.ndarray:
         """The net's [N, 5] probabilities (float32, made cumulative), no exact override.
 
         keep: a list that receives the features of the rows when they fit in one chunk (self-play
-        reuses them for learning instead of encoding the played afterstates again).
-        rows: the rows stored_encode(boards, again) gives, already made (a search's screen and
-        full net of one feature set encode once)."""
+        reuses them for learning instead of encoding the played afterstates again)."""
         out = np.empty((boards.shape[0], 5), dtype=np.float32)
         if self.packing is not None:
             from .packed import packed_forward
             for lo in range(0, boards.shape[0], CHUNK):
                 hi = min(lo + CHUNK, boards.shape[0])
-                x = self.packing.pack(boards[lo:hi], again[lo:hi]) if rows is None else rows[lo:hi]
+                x = self.packing.pack(boards[lo:hi], again[lo:hi])
                 if keep is not None and hi - lo == boards.shape[0]:
                     keep.append(x)
                 out[lo:hi] = cumulative(packed_forward(self.net, self.packing, x, self.device,
@@ -97,7 +94,7 @@ class Scorer:
         unit = getattr(self.net, "shape", {}).get("class_unit") if hasattr(self.net, "nets") else None
         for lo in range(0, boards.shape[0], CHUNK):
             hi = min(lo + CHUNK, boards.shape[0])
-            x = self.features.encode(boards[lo:hi], again[lo:hi]) if rows is None else rows[lo:hi]
+            x = self.features.encode(boards[lo:hi], again[lo:hi])
             if keep is not None and hi - lo == boards.shape[0]:
                 keep.append(x)
             if unit is None:
@@ -122,14 +119,12 @@ class Scorer:
             y = routed(net, x)
         return cumulative(y).cpu().numpy()
 
-    def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None,
-              rows: np.ndarray | None = None) -> np.ndarray:
+    def probs(self, boards: np.ndarray, again: np.ndarray, keep: dict | None = None) -> np.ndarray:
         """[N, 5] outcome probabilities of afterstates: exact where the game is over (and in
         bear-off positions when the net uses the database), the net's elsewhere.
 
         keep: a dict that receives "live" (bool [N], rows the net scored) and "x" (their
-        features, or None when they did not fit in one chunk). rows: stored_encode(boards,
-        again), already made (net_probs)."""
+        features, or None when they did not fit in one chunk)."""
         won = self.variant.winner_points(boards)
         over = won > 0
         db = np.zeros_like(over)
@@ -141,12 +136,11 @@ class Scorer:
         if keep is not None:
             keep["live"] = live
         if live.all():
-            out = self.net_probs(boards, again, feats, rows)
+            out = self.net_probs(boards, again, feats)
         else:
             out = np.empty((boards.shape[0], 5), dtype=np.float32)
             if live.any():                   # (np.compress copies rows faster than a mask index)
-                out[live] = self.net_probs(np.compress(live, boards, axis=0), again[live], feats,
-                                           None if rows is None else np.compress(live, rows, axis=0))
+                out[live] = self.net_probs(np.compress(live, boards, axis=0), again[live], feats)
         if keep is not None:
             keep["x"] = feats[0] if feats else None
         if live.all():
