@@ -218,6 +218,16 @@ def two_ply_replies(files: list[Path]) -> dict[str, int]:
     return out
 
 
+def labels_by_screen(files: list[Path]) -> dict[str, int]:
+    """How many of the chunks' labels were searched with each screen, {"screen32.pt/6/0.2": 460000}
+    ('none': without one)."""
+    out: dict[str, int] = {}
+    for path in files:
+        n, _ = chunk_ply(path)
+        out[chunk_screen(path)] = out.get(chunk_screen(path), 0) + n
+    return out
+
+
 def labelled_chunks(folders: list[Path], positions: int, ply: int | None) -> list[Path]:
     """The chunks already in `folders` (in that order), up to `positions` afterstates, all of
     `ply`-level labels (None: any, a mix of depths); too few labels is an error, not a smaller fit."""
@@ -405,7 +415,8 @@ def main(argv=None) -> int:
     new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     by_ply = labels_by_ply(files)
     new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
-                        "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files), "positions": args.positions, "epochs": args.epochs,
+                        "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files),
+                        "screens": labels_by_screen(files), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

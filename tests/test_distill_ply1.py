@@ -255,6 +255,7 @@ def test_two_ply_labels_with_gnubgs_reply_choice(tmp_path, capsys):
            "--positions", "24", "--ply", "2", "--epochs", "1", "--batch", "8", "--no-progress"]
     assert distill_ply1.main(fit) == 0
     assert load_checkpoint(tmp_path / "both.pt")["distilled"]["two_ply_replies"] == {"1/0.04": 12, "2/0.04": 12}
+    assert load_checkpoint(tmp_path / "both.pt")["distilled"]["screens"] == {"none": 24}
     capsys.readouterr()
     for bad, msg in ((["--reply-k", "1"], "apply only with --ply 2"),
                      (["--ply", "2", "--reply-k", "x"], "reply_k='x'"),

@@ -80,6 +80,7 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     ft2 = load_checkpoint(tmp_path / "ckpt" / "std-stu-ft2" / "latest.pt")
     rep = ft2["distilled"]
     assert rep["ply"] == 2 and rep["samples"] + rep["held_out"] == 40 and rep["student"] is None
+    assert rep["screens"] == {"screen32.pt/6/0.2": 40}               # the card says how they were searched
     assert rep["from"].endswith("std-stu/latest.pt") and ft2["model"]["hidden"] == 8
     assert any(not torch.equal(ft2["net"][k], v) for k, v in data["net"].items())   # fine-tuned, not a copy
     # new 1-ply labels: the student is refit and the old student's screen and 2-ply labels go
