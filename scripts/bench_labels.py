@@ -42,8 +42,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def agents(model_dir: str, screen_path: str | None, ply: int):
-    """{setting: NeuralAgent} for the settings above (the compiled filter is switched apart)."""
+def agents(model_dir: str, screen_path: str | None):
+    """{setting: NeuralAgent} for the settings above (plain and compiled filter are one agent,
+    the kernel switched off for plain)."""
     import torch
 
     from abak_rl.agents.neural import NeuralAgent, load_neural_agent
@@ -65,8 +66,8 @@ def agents(model_dir: str, screen_path: str | None, ply: int):
     else:
         small = load_neural_agent(screen_path, model.variant).scorer
     reply = MoveFilter(1, 0.04)                     # --reply-k 1 (its margin as distill_ply1 leaves it)
-    return model, {"plain": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 8)),
-                   "compiled filter": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 8)),
+    best8 = NeuralAgent(full, reply=reply, screen=Screen(small.probs, 8))
+    return model, {"plain": best8, "compiled filter": best8,
                    "best 6 within 0.2": NeuralAgent(full, reply=reply, screen=Screen(small.probs, 6, margin=0.2))}
 
 
@@ -104,7 +105,7 @@ def main(argv=None) -> int:
     from abak_rl.model.outcomes import equity
     from abak_rl.train.checkpoint import CheckpointError
     try:
-        model, by_name = agents(args.model, args.screen, args.ply)
+        model, by_name = agents(args.model, args.screen)
     except (KeyError, RuntimeError, OSError, ValueError, CheckpointError) as e:   # (ExportError: a ValueError)
         print(f"bench_labels: {e}", file=sys.stderr)
         return 2

@@ -48,17 +48,16 @@ def main(argv=None) -> int:
     from distill_ply1 import every_play, played_rows
 
     from abak_rl.agents.neural import load_neural_agent
-    from abak_rl.agents.search import Screen, Search, parse_filter_options
+    from abak_rl.agents.search import Screen, Search, parse_filter_options, parse_screen_margin
     from abak_rl.model.outcomes import equity
     from abak_rl.train.checkpoint import CheckpointError
     from abak_rl.train.selfplay import SelfPlay
     torch.set_num_threads(1)
     try:
         plies = [int(p) for p in args.ply.split(",")]
-        ks = [(int(k.partition("/")[0]), float(k.partition("/")[2]) if "/" in k else None)
+        ks = [(int(k.partition("/")[0]), parse_screen_margin(k.partition("/")[2]) if "/" in k else None)
               for k in args.k.split(",")]
-        if any(p not in (1, 2) for p in plies) or any(k < 1 or (m is not None and not 0 <= m < np.inf)
-                                                      for k, m in ks) or args.positions < 1:
+        if any(p not in (1, 2) for p in plies) or any(k < 1 for k, _ in ks) or args.positions < 1:
             raise ValueError("--ply takes 1 and/or 2, --k whole numbers >= 1 (or k/margin, margin >= 0), "
                              "--positions >= 1")
         reply = parse_filter_options({"reply_k": args.reply_k})["reply"]

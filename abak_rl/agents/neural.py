@@ -95,9 +95,8 @@ def load_neural_agent(path: str | Path, variant, ply: int = 0, device: str = "cp
     dev = resolve_device(device)
     net.to(dev).eval()
     sieve = None
-    scorer = Scorer(net, fs, variant, dev, precision)
     if screen is not None:
         small = load_neural_agent(screen, variant, device=device).scorer
         sieve = Screen(small.probs, screen_k, name=str(screen), margin=screen_margin)
-    return NeuralAgent(scorer, ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
+    return NeuralAgent(Scorer(net, fs, variant, dev, precision), ply=ply, name=f"checkpoint:{Path(data['path']).stem}",
                        root=root, reply=reply, screen=sieve)

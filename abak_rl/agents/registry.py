@@ -138,14 +138,12 @@ def parse_agent_options(spec: str) -> tuple[str, int, dict]:
                 raise ValueError(f"{spec!r}: screen_k={raw!r}: expected a whole number >= 1")
             filters["screen_k"] = int(raw)
         if "screen_margin" in opts:
+            from .search import parse_screen_margin
             raw = opts.pop("screen_margin")
             try:
-                margin = float(raw)
+                filters["screen_margin"] = parse_screen_margin(raw)
             except ValueError:
-                margin = -1.0
-            if not margin >= 0 or margin == float("inf"):
-                raise ValueError(f"{spec!r}: screen_margin={raw!r}: expected a number >= 0")
-            filters["screen_margin"] = margin
+                raise ValueError(f"{spec!r}: screen_margin={raw!r}: expected a number >= 0") from None
     if opts:
         if ply == 0:
             raise ValueError(f"{spec!r}: move filter options ({', '.join(opts)}) apply only with ply=1 or ply=2")

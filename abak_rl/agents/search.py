@@ -100,6 +100,17 @@ class Screen:
 NO_FILTER = MoveFilter(None, None)
 
 
+def parse_screen_margin(raw: str) -> float:
+    """A screen margin as given on a command line or in an agent spec: a finite number >= 0."""
+    try:
+        margin = float(raw)
+    except ValueError:
+        margin = math.nan
+    if not 0 <= margin < math.inf:
+        raise ValueError(f"screen margin {raw!r}: expected a number >= 0")
+    return margin
+
+
 def filter_suffix(root: MoveFilter, reply: MoveFilter) -> str:
     """',k=..,margin=..' style name tail for filters other than the defaults ('' otherwise)."""
     parts = []
