@@ -64,11 +64,13 @@ from abak_rl.model.bf16 import PRECISIONS  # noqa: E402
 CHUNK = 50_000
 
 
-def plays_of(scorer, before: np.ndarray, rng, top: int | None = None) -> np.ndarray:
+def plays_of(scorer, before: np.ndarray, rng, top: int | None = None,
+             top_margin: float | None = None) -> np.ndarray:
     """Every legal play of one random roll from each position `before` (the mover's view),
     except afterstates whose value is exact (game over; bear-offs with the database); with
     `top`, only each roll's `top` best plays by the teacher's 0-ply equity, the plays a choice
-    is really between (so a costly label is spent where it can change a pick)."""
+    is really between (so a costly label is spent where it can change a pick), and with
+    `top_margin` only those of them within that equity of the roll's best."""
     from abak_rl.agents.search import MoveFilter
     from abak_rl.model.outcomes import equity
     dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
@@ -77,7 +79,7 @@ def plays_of(scorer, before: np.ndarray, rng, top: int | None = None) -> np.ndar
     b, parent = after.boards[live], after.parent[live]
     if top is not None and len(b):
         eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
-        b = b[MoveFilter(top, None).keep(eq, parent, len(before))]
+        b = b[MoveFilter(top, top_margin).keep(eq, parent, len(before))]
     return b
 
 
@@ -89,11 +91,12 @@ def played_rows(done) -> tuple[np.ndarray, np.ndarray]:
     return done.boards[played], done.again[played]
 
 
-def every_play(scorer, rows: np.ndarray, rng, top: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def every_play(scorer, rows: np.ndarray, rng, top: int | None = None,
+               top_margin: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """plays_of the positions that follow `rows` (afterstates of a variant without extra turns:
     the next player's position is the flip), with their `again` flags (all False)."""
     v = scorer.variant
-    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng, top)
+    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng, top, top_margin)
     return b, np.zeros(len(b), dtype=bool)
 
 
@@ -109,9 +112,10 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
                  all_plays: bool = False, ply: int = 1, explore: float = 0.0,
-                 top: int | None = None) -> list[Path]:
+                 top: int | None = None, top_margin: float | None = None) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
-    teacher's `ply`-level values (a reused chunk of another ply is an error, not a silent mix).
+    teacher's `ply`-level values (a reused chunk of another ply, reply filter, screen or choice
+    of plays is an error, not a silent mix).
     With `explore` > 0 the teacher's games make that share of their plays at random, which takes
     them to positions its own play seldom reaches (recorded in the chunk)."""
     from tqdm import tqdm
@@ -130,7 +134,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             while n < chunk:
                 rows, turn = played_rows(play.step(scorer, explore))
                 if all_plays:
-                    rows, turn = every_play(scorer, rows, rng, top)
+                    rows, turn = every_play(scorer, rows, rng, top, top_margin)
                 else:
                     live = ~scorer.exact_mask(rows)
                     rows, turn = rows[live], turn[live]
@@ -144,6 +148,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             tmp = path.with_suffix(".tmp.npz")
             np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
                                 explore=np.float64(explore), top=np.int64(top or 0),
+                                top_margin=np.float64(-1.0 if top_margin is None else top_margin),
                                 precision=np.str_(scorer.precision), reply=np.str_(agent.reply.label()),
                                 screen=np.str_(screen_label(agent)))
             tmp.replace(path)                                # a chunk is whole or absent
@@ -156,6 +161,9 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
         if ply >= 1 and chunk_screen(path) != screen_label(agent):
             raise ValueError(f"{path} holds labels searched with the screen {chunk_screen(path)}, "
                              f"not {screen_label(agent)}: use another --data folder")
+        if all_plays and chunk_plays(path) != plays_label(top, top_margin):
+            raise ValueError(f"{path} holds labels of the plays {chunk_plays(path)}, "
+                             f"not {plays_label(top, top_margin)}: use another --data folder")
         files.append(path)
         have += n
         bar.update(min(n, positions - bar.n))
@@ -187,6 +195,30 @@ def chunk_screen(path: Path) -> str:
     """The screen a chunk's labels were searched with ('none' for chunks from before screens)."""
     with np.load(path) as z:
         return str(z["screen"]) if "screen" in z.files else "none"
+
+
+def plays_label(top: int | None, top_margin: float | None) -> str:
+    """'all', 'top5' or 'top5/0.05': which of each roll's plays an --all-plays chunk labels."""
+    if not top:
+        return "all"
+    return f"top{top}" if top_margin is None else f"top{top}/{format(top_margin, 'g')}"
+
+
+def chunk_plays(path: Path) -> str:
+    """plays_label of an --all-plays chunk (chunks from before --top-margin have none)."""
+    with np.load(path) as z:
+        top = int(z["top"]) if "top" in z.files else 0
+        margin = float(z["top_margin"]) if "top_margin" in z.files else -1.0
+    return plays_label(top or None, None if margin < 0 else margin)
+
+
+def labels_by_plays(files: list[Path]) -> dict[str, int]:
+    """How many of the chunks' labels were chosen each way, {"top5/0.05": 460000}."""
+    out: dict[str, int] = {}
+    for path in files:
+        n, _ = chunk_ply(path)
+        out[chunk_plays(path)] = out.get(chunk_plays(path), 0) + n
+    return out
 
 
 def explored_labels(files: list[Path]) -> int:
@@ -321,6 +353,9 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=None,
                     help="with --all-plays: label only each roll's TOP best plays by the teacher's "
                          "0-ply equity (the plays a choice is between), not every legal play")
+    ap.add_argument("--top-margin", type=float, default=None,
+                    help="with --top: of each roll's TOP best plays, label only those within this 0-ply "
+                         "equity of the best (more positions for the same labels; recorded in each chunk)")
     ap.add_argument("--precision", default="fp32", choices=PRECISIONS,
                     help="the teacher's arithmetic while labelling: bf16 runs its hidden layers in "
                          "bfloat16, about 1.5 times the 2-ply labels a second, values within about 2e-4 "
@@ -350,6 +385,8 @@ def main(argv=None) -> int:
         bad = "distill_ply1: --any-ply fits several --data folders already labelled (not with --label-only)"
     if bad is None and args.top is not None and (args.top < 1 or not args.all_plays):
         bad = "distill_ply1: --top must be at least 1, and needs --all-plays"
+    if bad is None and args.top_margin is not None and (args.top is None or not 0 <= args.top_margin < float("inf")):
+        bad = "distill_ply1: --top-margin needs --top, and must be a number >= 0"
     reply = {}
     if bad is None and (args.reply_k is not None or args.reply_margin is not None):
         from abak_rl.agents.search import parse_filter_options
@@ -398,7 +435,8 @@ def main(argv=None) -> int:
             raise ValueError("--label-only writes one --data folder, not several")
         if len(folders) == 1:
             files = label_chunks(agent, folders[0], args.positions, args.seed, args.chunk, not args.no_progress,
-                                 all_plays=args.all_plays, ply=args.ply, explore=args.explore, top=args.top)
+                                 all_plays=args.all_plays, ply=args.ply, explore=args.explore, top=args.top,
+                                 top_margin=args.top_margin)
         else:
             files = labelled_chunks(folders, args.positions, None if args.any_ply else args.ply)
     except ValueError as e:
@@ -416,7 +454,8 @@ def main(argv=None) -> int:
     by_ply = labels_by_ply(files)
     new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
                         "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files),
-                        "screens": labels_by_screen(files), "positions": args.positions, "epochs": args.epochs,
+                        "screens": labels_by_screen(files),
+                        "plays": labels_by_plays(files), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

@@ -16,7 +16,8 @@
 #    Skipped when that file is newer than every label chunk (a rerun after a finished fit).
 # 5. A 2-ply round on top (PLY2_POSITIONS=0 skips it): a 1 x 32 screen fitted to the student's
 #    0-ply values (SCREEN_POSITIONS of them), then LABELLERS processes labelling the student's
-#    top 5 plays of each roll with its own 2-ply values (bf16, replies picked at 0-ply, the full
+#    top 5 plays of each roll (those within TOP_MARGIN of the best by its 0-ply equity, when
+#    set) with its own 2-ply values (bf16, replies picked at 0-ply, the full
 #    net valuing the screen's best SCREEN_K = 6 plays that lie within SCREEN_MARGIN = 0.2 of the
 #    screen's best; seeds 451, 452, ...; chunks of 2,500), then the student fine-tuned on them,
 #    8 epochs at lr 0.001, into $CHECKPOINTS_DIR/std-stu-ft2/latest.pt: the shipped standard net.
@@ -26,7 +27,7 @@
 #    old round's screen and 2-ply labels: they were the old student's.
 # Self-play data only: GNU Backgammon is not used (the teacher's periodic evaluations aside).
 # Environment: POSITIONS [4800000], LABELLERS [2], HIDDEN [256], PLY2_POSITIONS [460000],
-# SCREEN_POSITIONS [1000000], SCREEN_K [6], SCREEN_MARGIN [0.2], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs], GAMES [the
+# SCREEN_POSITIONS [1000000], SCREEN_K [6], SCREEN_MARGIN [0.2], TOP_MARGIN [none], CHECKPOINTS_DIR [checkpoints], RUNS_DIR [runs], GAMES [the
 # teacher's games per member]; extra arguments go to the teacher's `abak-rl train`.
 # docs/training.md ("A teacher and a student", "Deeper labels") and docs/BENCHMARKS.md.
 set -euo pipefail
@@ -43,6 +44,7 @@ PLY2_POSITIONS=${PLY2_POSITIONS:-460000}
 SCREEN_POSITIONS=${SCREEN_POSITIONS:-1000000}
 SCREEN_K=${SCREEN_K:-6}
 SCREEN_MARGIN=${SCREEN_MARGIN:-0.2}
+TOP_MARGIN=${TOP_MARGIN:-}
 for n in POSITIONS LABELLERS HIDDEN PLY2_POSITIONS SCREEN_POSITIONS SCREEN_K; do
   case ${!n} in
     ''|*[!0-9]*) echo "train_standard_student.sh: $n must be a whole number, not '${!n}'" >&2; exit 2 ;;
@@ -52,6 +54,13 @@ done
 case $SCREEN_MARGIN in
   ''|*[!0-9.]*|*.*.*|.) echo "train_standard_student.sh: SCREEN_MARGIN must be a number >= 0, not '$SCREEN_MARGIN'" >&2; exit 2 ;;
 esac
+top_margin=()
+if [ -n "$TOP_MARGIN" ]; then
+  case $TOP_MARGIN in
+    *[!0-9.]*|*.*.*|.) echo "train_standard_student.sh: TOP_MARGIN must be a number >= 0, not '$TOP_MARGIN'" >&2; exit 2 ;;
+  esac
+  top_margin=(--top-margin "$TOP_MARGIN")
+fi
 if [ "$SCREEN_K" -lt 1 ]; then
   echo "train_standard_student.sh: SCREEN_K must be at least 1" >&2; exit 2
 fi
@@ -111,7 +120,7 @@ if [ ! -f "$SCREEN" ]; then
     "${chunk[@]}" >> "$RUNS_DIR/std-stu-screen.log" 2>&1 \
     || { echo "train_standard_student.sh: the screen's fit failed; see $RUNS_DIR/std-stu-screen.log" >&2; exit 1; }
 fi
-search=(--ply 2 --all-plays --top 5 --precision bf16 --reply-k 1 --screen "$SCREEN" --screen-k "$SCREEN_K"
+search=(--ply 2 --all-plays --top 5 "${top_margin[@]}" --precision bf16 --reply-k 1 --screen "$SCREEN" --screen-k "$SCREEN_K"
         --screen-margin "$SCREEN_MARGIN" --chunk "${CHUNK:-2500}")
 label_on_each_core "$STUDENT" "$OUT/ply2" 450 "$PLY2_POSITIONS" "$RUNS_DIR/std-stu-ply2" "a 2-ply labeller" "${search[@]}"
 exec "$PYTHON" scripts/distill_ply1.py "$STUDENT" "$FT2/latest.pt" "${data[@]}" "${search[@]}" \

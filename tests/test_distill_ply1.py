@@ -331,3 +331,52 @@ def test_a_fine_tune_is_named_after_its_output_not_its_teacher(tmp_path):
                               "--no-progress"]) == 0
     assert load_checkpoint(src)["config"]["run"] != "std-stu-ft2"
     assert load_checkpoint(out)["config"]["run"] == "std-stu-ft2"
+
+
+def test_top_plays_within_a_margin(tmp_path, capsys):
+    """--top-margin M keeps, of each roll's --top best plays, only those within M of the roll's
+    best 0-ply equity (checked against a plain per-position selection); the chunk records it, a
+    folder of plain --top labels is not silently extended with them, the fit counts each choice,
+    and a margin without --top, or a negative one, is refused in one line."""
+    import distill_ply1
+
+    from abak_rl.model.outcomes import equity
+    src = _trained_expert_net(tmp_path)
+    agent = load_neural_agent(src, "standard")
+    scorer, v = agent.scorer, agent.scorer.variant
+    rng = np.random.default_rng(11)
+    before = v.flip(np.repeat(v.initial_boards(1), 40, axis=0))
+    dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    after = v.legal_afterstates(before, dice)
+    rolls = []
+    for j in range(len(before)):
+        b = after.boards[after.parent == j]
+        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
+        order = np.argsort(-eq, kind="stable")[:5]
+        rolls.append((b, eq, order))
+    margin = float(np.median([eq[o[0]] - eq[o[-1]] for _, eq, o in rolls])) / 2   # this net's scale
+    want = np.concatenate([b[o[eq[o] >= eq[o[0]] - margin]] for b, eq, o in rolls])
+    top5 = sum(len(o) for _, _, o in rolls)
+    got = distill_ply1.plays_of(scorer, before, np.random.default_rng(11), top=5, top_margin=margin)
+    assert len(got) == len(want) < top5                         # the margin really drops plays
+    assert sorted(map(bytes, got)) == sorted(map(bytes, want))
+    data = tmp_path / "m"
+    args = [str(src), str(tmp_path / "u.pt"), "--positions", "12", "--chunk", "12", "--label-only",
+            "--all-plays", "--top", "3", "--ply", "0", "--no-progress", "--data"]
+    assert distill_ply1.main(args + [str(data), "--top-margin", "0.05"]) == 0
+    with np.load(data / "chunk0000.npz") as z:
+        assert int(z["top"]) == 3 and float(z["top_margin"]) == 0.05
+    assert distill_ply1.main(args + [str(tmp_path / "plain")]) == 0
+    capsys.readouterr()
+    more = [x if x != "12" else "24" for x in args[:4]] + args[4:]
+    assert distill_ply1.main(more + [str(data)]) == 2            # plain --top 3 into the margin's folder
+    assert "holds labels of the plays top3/0.05, not top3" in capsys.readouterr().err
+    fit = [str(src), str(tmp_path / "both.pt"), "--data", str(data), "--data", str(tmp_path / "plain"),
+           "--positions", "24", "--ply", "0", "--epochs", "1", "--batch", "8", "--no-progress"]
+    assert distill_ply1.main(fit) == 0
+    assert load_checkpoint(tmp_path / "both.pt")["distilled"]["plays"] == {"top3/0.05": 12, "top3": 12}
+    for bad in (["--all-plays", "--top-margin", "0.1"], ["--all-plays", "--top", "3", "--top-margin", "-1"]):
+        capsys.readouterr()
+        assert distill_ply1.main([str(src), str(tmp_path / "x.pt")] + bad) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [
+            "distill_ply1: --top-margin needs --top, and must be a number >= 0"]

@@ -81,6 +81,7 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     rep = ft2["distilled"]
     assert rep["ply"] == 2 and rep["samples"] + rep["held_out"] == 40 and rep["student"] is None
     assert rep["screens"] == {"screen32.pt/6/0.2": 40}               # the card says how they were searched
+    assert rep["plays"] == {"top5": 40}                               # and which plays (no TOP_MARGIN)
     assert rep["from"].endswith("std-stu/latest.pt") and ft2["model"]["hidden"] == 8
     assert any(not torch.equal(ft2["net"][k], v) for k, v in data["net"].items())   # fine-tuned, not a copy
     # new 1-ply labels: the student is refit and the old student's screen and 2-ply labels go
@@ -100,7 +101,8 @@ def test_the_student_command_labels_on_each_core_fits_once_and_resumes(tmp_path)
     assert rep["samples"] + rep["held_out"] == 900 and rep["positions"] == 800
     # bad settings: one line, nothing written
     for bad in ({"POSITIONS": "lots"}, {"PLY2_POSITIONS": "-5"}, {"SCREEN_K": "0"}, {"SCREEN_MARGIN": "wide"},
-                {"SCREEN_MARGIN": "-0.1"}, {"SCREEN_MARGIN": "0.1.2"}):
+                {"SCREEN_MARGIN": "-0.1"}, {"SCREEN_MARGIN": "0.1.2"}, {"TOP_MARGIN": "-0.05"},
+                {"TOP_MARGIN": "close"}):
         r = _run(tmp_path / "bad", **bad)
         assert r.returncode == 2 and r.stderr.strip().startswith(f"train_standard_student.sh: {next(iter(bad))}")
         assert len(r.stderr.strip().splitlines()) == 1
