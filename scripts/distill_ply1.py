@@ -212,14 +212,6 @@ def chunk_plays(path: Path) -> str:
     return plays_label(top or None, None if margin < 0 else margin)
 
 
-def labels_by_plays(files: list[Path]) -> dict[str, int]:
-    """How many of the chunks' labels were chosen each way, {"top5/0.05": 460000}."""
-    out: dict[str, int] = {}
-    for path in files:
-        n, _ = chunk_ply(path)
-        out[chunk_plays(path)] = out.get(chunk_plays(path), 0) + n
-    return out
-
 
 def explored_labels(files: list[Path]) -> int:
     """How many of the chunks' labels come from games with random plays (--explore)."""
@@ -231,32 +223,18 @@ def explored_labels(files: list[Path]) -> int:
     return n
 
 
-def labels_by_ply(files: list[Path]) -> dict[str, int]:
-    """How many of the chunks' labels are of each ply, {"1": 4800000, "2": 100000}."""
+
+
+
+def count_labels(files: list[Path], key, ply: int | None = None) -> dict[str, int]:
+    """How many of the chunks' labels have each value of key(path) (a chunk's ply, reply
+    filter, screen or choice of plays), counting only chunks of `ply` when it is given:
+    {"2": 460000}, {"screen32.pt/6/0.2": 460000}, {"top5/0.05": 460000}."""
     out: dict[str, int] = {}
     for path in files:
-        n, ply = chunk_ply(path)
-        out[str(ply)] = out.get(str(ply), 0) + n
-    return out
-
-
-def two_ply_replies(files: list[Path]) -> dict[str, int]:
-    """How many of the chunks' 2-ply labels were searched with each reply filter, {"2/0.04": 200000}."""
-    out: dict[str, int] = {}
-    for path in files:
-        n, ply = chunk_ply(path)
-        if ply == 2:
-            out[chunk_reply(path)] = out.get(chunk_reply(path), 0) + n
-    return out
-
-
-def labels_by_screen(files: list[Path]) -> dict[str, int]:
-    """How many of the chunks' labels were searched with each screen, {"screen32.pt/6/0.2": 460000}
-    ('none': without one)."""
-    out: dict[str, int] = {}
-    for path in files:
-        n, _ = chunk_ply(path)
-        out[chunk_screen(path)] = out.get(chunk_screen(path), 0) + n
+        n, had = chunk_ply(path)
+        if ply is None or had == ply:
+            out[key(path)] = out.get(key(path), 0) + n
     return out
 
 
@@ -451,11 +429,11 @@ def main(argv=None) -> int:
     # a new net, a student or a fine-tune: named after OUT (its folder for a run's latest.pt), not
     # the fresh run or the teacher it came from (an export's card takes its name from here)
     new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
-    by_ply = labels_by_ply(files)
+    by_ply = count_labels(files, lambda path: str(chunk_ply(path)[1]))
     new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
-                        "labels_by_ply": by_ply, "two_ply_replies": two_ply_replies(files),
-                        "screens": labels_by_screen(files),
-                        "plays": labels_by_plays(files), "positions": args.positions, "epochs": args.epochs,
+                        "labels_by_ply": by_ply, "two_ply_replies": count_labels(files, chunk_reply, ply=2),
+                        "screens": count_labels(files, chunk_screen),
+                        "plays": count_labels(files, chunk_plays), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
                         "student": str(student_data["path"]) if args.student else None, **report}

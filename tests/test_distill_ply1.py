@@ -177,13 +177,23 @@ def test_a_students_card_names_it_and_says_how_it_was_fitted(tmp_path):
     assert d["loss_epoch1"] < d["loss_before"]
 
 
+def _top_plays_by_hand(scorer, after, n: int, top: int) -> list:
+    """Per position j < n, a plain selection: (its plays, their 0-ply equities, the indices of
+    its `top` best plays, best first)."""
+    from abak_rl.model.outcomes import equity
+    rolls = []
+    for j in range(n):
+        b = after.boards[after.parent == j]
+        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
+        rolls.append((b, eq, np.argsort(-eq, kind="stable")[:top]))
+    return rolls
+
+
 def test_top_plays_at_two_ply(tmp_path, capsys):
     """--top K keeps only each roll's K best plays by the teacher's 0-ply equity (checked against
     a plain per-position selection), and --ply 2 labels them with the teacher's 2-ply values;
     --top without --all-plays is refused in one line."""
     import distill_ply1
-
-    from abak_rl.model.outcomes import equity
     src = _trained_expert_net(tmp_path)
     agent = load_neural_agent(src, "standard")
     scorer, v = agent.scorer, agent.scorer.variant
@@ -192,12 +202,7 @@ def test_top_plays_at_two_ply(tmp_path, capsys):
     rng = np.random.default_rng(3)
     dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
     after = v.legal_afterstates(before, dice)
-    want = []
-    for j in range(len(before)):
-        b = after.boards[after.parent == j]
-        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
-        want.append(b[np.argsort(-eq, kind="stable")[:3]])
-    want = np.concatenate(want)
+    want = np.concatenate([b[order] for b, _, order in _top_plays_by_hand(scorer, after, len(before), 3)])
     assert len(got) == len(want) < len(after.boards)
     assert sorted(map(bytes, got)) == sorted(map(bytes, want))
     out = tmp_path / "p2.pt"
@@ -340,7 +345,6 @@ def test_top_plays_within_a_margin(tmp_path, capsys):
     and a margin without --top, or a negative one, is refused in one line."""
     import distill_ply1
 
-    from abak_rl.model.outcomes import equity
     src = _trained_expert_net(tmp_path)
     agent = load_neural_agent(src, "standard")
     scorer, v = agent.scorer, agent.scorer.variant
@@ -348,12 +352,7 @@ def test_top_plays_within_a_margin(tmp_path, capsys):
     before = v.flip(np.repeat(v.initial_boards(1), 40, axis=0))
     dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
     after = v.legal_afterstates(before, dice)
-    rolls = []
-    for j in range(len(before)):
-        b = after.boards[after.parent == j]
-        eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
-        order = np.argsort(-eq, kind="stable")[:5]
-        rolls.append((b, eq, order))
+    rolls = _top_plays_by_hand(scorer, after, len(before), 5)
     margin = float(np.median([eq[o[0]] - eq[o[-1]] for _, eq, o in rolls])) / 2   # this net's scale
     want = np.concatenate([b[o[eq[o] >= eq[o[0]] - margin]] for b, eq, o in rolls])
     top5 = sum(len(o) for _, _, o in rolls)
