@@ -102,6 +102,28 @@ def judge_rows(values: np.ndarray, judge: np.ndarray, parent: np.ndarray, n: int
             "agree": float((mine == best).mean())}
 
 
+def noise_rows(first: np.ndarray, second: np.ndarray, parent: np.ndarray, n: int) -> dict:
+    """The dice noise of one rollout value, from two runs on other dice: the rms equity
+    difference over sqrt(2), overall and after taking off each position's mean (siblings)."""
+    from abak_rl.model.outcomes import equity
+    d = equity(first) - equity(second)
+    centred = d - (np.bincount(parent, weights=d, minlength=n) / np.bincount(parent, minlength=n))[parent]
+    return {"noise_rmse": float(np.sqrt((d ** 2).mean() / 2)),
+            "sibling_noise_rmse": float(np.sqrt((centred ** 2).mean() / 2))}
+
+
+def rollout_spec(text: str, agents: dict) -> tuple[str, int, int]:
+    """'NAME/TRIALS/DEPTH' -> (name, trials, depth), NAME one of the --net names."""
+    from abak_rl.agents.rollout import check_rollout
+    name, trials, depth = (text.split("/") + ["", ""])[:3] if text.count("/") == 2 else ("", "", "")
+    if name not in agents:
+        raise ValueError(f"--rollout takes NAME/TRIALS/DEPTH with NAME a --net name, not {text!r}")
+    try:
+        return (name, *check_rollout(int(trials), int(depth)))
+    except ValueError:
+        raise ValueError(f"--rollout {text!r}: TRIALS and DEPTH must be whole numbers >= 1") from None
+
+
 def reply_filter(text: str):
     """'K/MARGIN' (K a whole number or 'all', MARGIN a number or 'none') -> a MoveFilter."""
     from abak_rl.agents.search import parse_filter_options
@@ -118,6 +140,15 @@ def main(argv=None) -> int:
     ap.add_argument("--two-ply", action="append", default=[], metavar="NAME")
     ap.add_argument("--reply", action="append", default=[], metavar="K/MARGIN",
                     help="also value with the --two-ply nets at 2-ply with this reply filter")
+    ap.add_argument("--rollout", action="append", default=[], metavar="NAME/TRIALS/DEPTH",
+                    help="also value with the --net NAME by truncated rollouts (agents/rollout.py): "
+                         "TRIALS trials of DEPTH half-moves at 0-ply, twice (two dice seeds) for the noise")
+    ap.add_argument("--rollout-precision", default="fp32", choices=("fp32", "bf16"),
+                    help="the rollout nets' hidden layers (bf16: as the labellers run)")
+    ap.add_argument("--rollout-screen", default=None, metavar="SMALL.pt",
+                    help="a screen for the rollouts' 0-ply choices (agents/search.Screen)")
+    ap.add_argument("--rollout-screen-k", type=int, default=6)
+    ap.add_argument("--rollout-screen-margin", type=float, default=0.2)
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--from", dest="source", default="checkpoints/std-stu/latest.pt")
@@ -128,6 +159,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from abak_rl.agents.gnubg_agent import afterstate_probs
     from abak_rl.agents.neural import load_neural_agent
+    from abak_rl.agents.rollout import rollout_values
     from abak_rl.agents.search import Search
     from abak_rl.train.checkpoint import CheckpointError
     import torch
@@ -139,15 +171,22 @@ def main(argv=None) -> int:
             raise ValueError(f"--plies takes 0 and/or 1, not {args.plies!r}")
         if args.positions < 1:
             raise ValueError("--positions must be at least 1")
-        agents = {}
+        agents, paths = {}, {}
         for spec in nets:
             name, sep, path = spec.partition("=")
             if not sep or not name or not path:
                 raise ValueError(f"--net takes NAME=CHECKPOINT, not {spec!r}")
-            agents[name] = load_neural_agent(path, "standard")
+            agents[name], paths[name] = load_neural_agent(path, "standard"), path
         for name in args.two_ply:
             if name not in agents:
                 raise ValueError(f"--two-ply {name!r} is not a --net name")
+        rollouts = [rollout_spec(r, agents) for r in args.rollout]
+        if rollouts:
+            rollout_search = {name: load_neural_agent(
+                paths[name], "standard",
+                precision=args.rollout_precision, screen=args.rollout_screen, screen_k=args.rollout_screen_k,
+                screen_margin=args.rollout_screen_margin if args.rollout_screen else None).search()
+                for name, _, _ in rollouts}
         replies = [reply_filter(r) for r in args.reply]
         if replies and not args.two_ply:
             raise ValueError("--reply needs a --two-ply net")
@@ -174,6 +213,15 @@ def main(argv=None) -> int:
             print(f"label_quality: {key} in {seconds[key]:.0f} s", flush=True)
         if 0 in plies and 1 in plies:
             values[f"{name} 0+1"] = 0.5 * (values[f"{name} 0-ply"] + values[f"{name} 1-ply"])
+    noise = {}
+    for name, trials, depth in rollouts:
+        key = f"{name} rollout {trials}x{depth}"
+        t = time.time()
+        values[key] = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed)
+        seconds[key] = time.time() - t
+        again_values = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed + 1)
+        noise[key] = noise_rows(values[key], again_values, parent, n)
+        print(f"label_quality: {key} in {seconds[key]:.0f} s (and again for the noise)", flush=True)
     cached = None
     if args.cache and Path(args.cache).is_file():
         with np.load(args.cache) as z:
@@ -193,6 +241,8 @@ def main(argv=None) -> int:
     report = {"positions": n, "afterstates": int(len(boards)), "seed": args.seed, "from": args.source,
               "judge": "gnubg-nn 2-ply", "seconds": {k: round(v, 1) for k, v in seconds.items()},
               "teachers": {k: judge_rows(v, judge, parent, n) for k, v in values.items() if k != "gnubg 2-ply"}}
+    for key, figures in noise.items():
+        report["teachers"][key].update(figures)
     report["wall_s"] = round(time.time() - t0, 1)
     print(f"{'teacher':<22}{'loss':>10}{'eq rmse':>9}{'sib rmse':>9}{'bias':>8}{'pick loss':>10}{'agree':>7}")
     for k, r in report["teachers"].items():

@@ -168,24 +168,29 @@ class Search:
     def best_replies(self, after, dice: np.ndarray, n: int, ply: int) -> np.ndarray:
         """[n, 5] float64: per position of `after`, its best play chosen and valued at `ply`
         (the reply filter screens plays at 0-ply first when ply >= 1), from the mover's view."""
-        again = self.variant.extra_turn(np.asarray(dice))[after.parent]
-        if ply == 0 and self.screen is not None:
-            return self.screened_best(after, again, n)
-        p0 = self.probs_fn(after.boards, again)
-        eq0 = equity(p0)
         if ply == 0:
-            return np.asarray(p0[segment_argmax(eq0, after.parent, n)], dtype=np.float64)
+            return self.best_rows(after, dice, n)[1]
+        again = self.variant.extra_turn(np.asarray(dice))[after.parent]
+        eq0 = equity(self.probs_fn(after.boards, again))
         rows = np.flatnonzero(self.reply.keep(eq0, after.parent, n))
         val = self.values(after.boards[rows], again[rows], ply)
         return val[segment_argmax(equity(val), after.parent[rows], n)]
 
-    def screened_best(self, after, again: np.ndarray, n: int) -> np.ndarray:
-        """[n, 5] float64: per position, the best of the screen's top k plays by the full net."""
+    def best_rows(self, after, dice: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The 0-ply choice per position of `after` (rolled `dice`): (row of `after` [n], its
+        probabilities [n, 5] float64, mover's view). With a screen, the best of the screen's top
+        k plays by the full net; otherwise the full net's best of every play."""
+        again = self.variant.extra_turn(np.asarray(dice))[after.parent]
+        if self.screen is None:
+            p = self.probs_fn(after.boards, again)
+            best = segment_argmax(equity(p), after.parent, n)
+            return best, np.asarray(p[best], dtype=np.float64)
         scr = self.screen
         s = scr.probs_fn(after.boards, again)
         rows = np.flatnonzero(MoveFilter(scr.k, scr.margin).keep(equity(s), after.parent, n))
         p = np.asarray(self.probs_fn(after.boards[rows], again[rows]), dtype=np.float64)
-        return p[segment_argmax(equity(p), after.parent[rows], n)]
+        best = segment_argmax(equity(p), after.parent[rows], n)
+        return rows[best], p[best]
 
     def play_values(self, after, dice: np.ndarray, n: int, ply: int):
         """Values of every row of `after` (positions rolled `dice`) for the root choice:

@@ -1,0 +1,129 @@
+"""Truncated rollouts: the value of an afterstate as the average result of games played on from
+it by the net at 0-ply for a few half-moves, the last afterstate valued by the net.
+
+The value of an afterstate A made by player P, with `trials` trials of `depth` half-moves: each
+trial rolls dice for the next player (the opponent, or P again after Acey-deucey's 1-2), plays
+the 0-ply choice (agents/search.Search.best_rows: the full net, or a screen's best few valued by
+it), and so on for `depth` half-moves; a trial that ends the game scores its exact result, any
+other scores the net's 0-ply value of its last afterstate. Values are from P's view and averaged
+over the trials.
+
+Two things make the few trials go far, as in GNU Backgammon's rollouts:
+- the first roll is stratified: trial t's first roll is the (t mod 36)-th of the 36 ordered
+  rolls, so 36 trials of depth 1 are exactly the 1-ply value (Search.values(ply=1) with its
+  replies at 0-ply), and the first half-move adds no dice noise;
+- common random numbers: trial t rolls the same dice at each step for every afterstate of a call,
+  so the plays of one roll (siblings, whose difference is what a pick depends on) are compared
+  on the same dice and their noise mostly cancels.
+
+Work is batched over afterstates x trials; the loop runs over half-moves only.
+`plain_rollout_values` is the one-position-at-a-time reference the tests compare it with.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.outcomes import outcome_probs
+from ..model.outcomes import swap_perspective_np as swap_perspective
+
+ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int8)
+CHUNK_ROWS = 8192    # afterstates x trials played at once
+
+
+def check_rollout(trials, depth) -> tuple[int, int]:
+    for name, value in (("trials", trials), ("depth", depth)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"rollout {name} must be a whole number >= 1, got {value!r}")
+    return int(trials), int(depth)
+
+
+def rollout_dice(trials: int, depth: int, seed: int) -> np.ndarray:
+    """[trials, depth, 2] int8: trial t's dice at each half-move; the first roll stratified
+    (the (t mod 36)-th ordered roll), the others drawn from `seed`."""
+    trials, depth = check_rollout(trials, depth)
+    dice = np.random.default_rng(seed).integers(1, 7, size=(trials, depth, 2)).astype(np.int8)
+    dice[:, 0] = ORDERED_ROLLS[np.arange(trials) % 36]
+    return dice
+
+
+def rollout_values(search, boards: np.ndarray, again: np.ndarray, trials: int = 36, depth: int = 12,
+                   seed: int = 0, dice: np.ndarray | None = None) -> np.ndarray:
+    """[N, 5] float64 truncated-rollout values of afterstates (the view of the player who made
+    them). `search`: an agents/search.Search (its evaluator, variant and screen); `dice`:
+    [trials, depth, 2] to roll instead of rollout_dice(trials, depth, seed)."""
+    boards, again = np.asarray(boards), np.asarray(again, dtype=bool)
+    if dice is None:
+        dice = rollout_dice(trials, depth, seed)
+    dice = np.asarray(dice, dtype=np.int8)
+    trials, depth = check_rollout(dice.shape[0], dice.shape[1])
+    v = search.variant
+    out = np.empty((boards.shape[0], 5), dtype=np.float64)
+    won = v.winner_points(boards)
+    over = won > 0
+    out[over] = outcome_probs(won[over])
+    live = np.flatnonzero(~over)
+    per = max(1, CHUNK_ROWS // trials)
+    for lo in range(0, live.size, per):
+        idx = live[lo:lo + per]
+        out[idx] = _rollout_chunk(search, boards[idx], again[idx], dice)
+    return out
+
+
+def _rollout_chunk(search, boards, again, dice) -> np.ndarray:
+    """Rollouts of live afterstates, every trial at once: rows are (afterstate, trial)."""
+    v = search.variant
+    k, trials, depth = boards.shape[0], dice.shape[0], dice.shape[1]
+    trial = np.tile(np.arange(trials), k)
+    owner = np.repeat(np.arange(k), trials)
+    same = np.repeat(again, trials)                   # the mover to roll is P itself
+    pos = np.repeat(boards, trials, axis=0)
+    pos = np.where(same[:, None], pos, v.flip(pos))   # the mover's view, about to roll
+    total = np.zeros((k, 5), dtype=np.float64)
+    for step in range(depth):
+        m = pos.shape[0]
+        d = dice[trial, step]
+        after = v.legal_afterstates(pos, d)
+        rows, probs = search.best_rows(after, d, m)
+        chosen = after.boards[rows]
+        mine = np.where(same[:, None], probs, swap_perspective(probs))    # P's view
+        done = (v.winner_points(chosen) > 0) | (step == depth - 1)
+        np.add.at(total, owner[done], mine[done])
+        keep = ~done
+        if not keep.any():
+            break
+        extra = v.extra_turn(d)
+        pos = np.where(extra[:, None], chosen, v.flip(chosen))[keep]
+        same = np.where(extra, same, ~same)[keep]
+        trial, owner = trial[keep], owner[keep]
+    return total / trials
+
+
+def plain_rollout_values(search, boards: np.ndarray, again: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """The reference: one afterstate and one trial at a time, the same dice and choices."""
+    v = search.variant
+    out = np.empty((len(boards), 5), dtype=np.float64)
+    for i, (board, a) in enumerate(zip(np.asarray(boards), np.asarray(again, dtype=bool))):
+        won = v.winner_points(board[None])[0]
+        if won > 0:
+            out[i] = outcome_probs(np.array([won]))[0]
+            continue
+        results = []
+        for trial_dice in dice:
+            same = bool(a)
+            pos = board if same else v.flip(board[None])[0]
+            for step, roll in enumerate(trial_dice):
+                d = roll[None].astype(np.int8)
+                after = v.legal_afterstates(pos[None], d)
+                row, probs = search.best_rows(after, d, 1)
+                chosen = after.boards[row[0]]
+                mine = probs[0] if same else swap_perspective(probs)[0]
+                if v.winner_points(chosen[None])[0] > 0 or step == len(trial_dice) - 1:
+                    results.append(mine)
+                    break
+                if v.extra_turn(d)[0]:
+                    pos = chosen
+                else:
+                    pos, same = v.flip(chosen[None])[0], not same
+        out[i] = np.mean(results, axis=0)
+    return out
