@@ -68,10 +68,20 @@ def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
     rows = json.loads(two.read_text())["teachers"]
     assert {"t 2-ply", "t 2-ply 2/0.04", "t 2-ply 1/0.04"} <= set(rows)
     assert rows["t 2-ply 2/0.04"] == rows["t 2-ply"]
+    # --rollout adds a rollout row with its dice noise from a second seed; 36 trials of one
+    # half-move are the 1-ply value, so that row is the 1-ply row and its noise is nil
+    ro = tmp_path / "ro.json"
+    assert label_quality.main(small + ["--rollout", "t/36/1", "--rollout", "t/5/3", "--json", str(ro)]) == 0
+    rows = json.loads(ro.read_text())["teachers"]
+    assert {k: v for k, v in rows["t rollout 36x1"].items() if "noise" not in k} == pytest.approx(rows["t 1-ply"])
+    assert rows["t rollout 36x1"]["noise_rmse"] == 0 and rows["t rollout 5x3"]["noise_rmse"] > 0
+    assert 0 <= rows["t rollout 5x3"]["sibling_noise_rmse"] <= 2 * rows["t rollout 5x3"]["noise_rmse"]
     capsys.readouterr()
+    assert label_quality.main(["--net", f"t={src}", "--rollout", "u/36/1"]) == 2
+    assert label_quality.main(["--net", f"t={src}", "--rollout", "t/36/0"]) == 2
     assert label_quality.main(["--net", "nonsense"]) == 2
     assert label_quality.main(["--net", f"t={src}", "--plies", "2"]) == 2
     assert label_quality.main(["--net", f"t={src}", "--two-ply", "t", "--reply", "1"]) == 2
     assert label_quality.main(["--net", f"t={src}", "--reply", "1/0.04"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4 and all(line.startswith("label_quality: ") for line in err)
+    assert len(err) == 6 and all(line.startswith("label_quality: ") for line in err)
