@@ -42,7 +42,11 @@ picks each reply inside the 2-ply value at 0-ply and values only it at 1-ply, as
 Backgammon's 2-ply does: about half the cost (each chunk records its reply filter, and a folder
 keeps one). `--screen SMALL.pt` lets a small net rank the search's deepest 0-ply choices and
 the teacher value only its best `--screen-k` (with `--screen-margin M`, only those within M of
-the screen's best; agents/search.Screen; GNU Backgammon's pruning nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md). Otherwise OUT is the
+the screen's best; agents/search.Screen; GNU Backgammon's pruning nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md).
+`--rollout 72x6` labels with the teacher's truncated rollouts instead (agents/rollout.py: 72
+trials of 6 half-moves at 0-ply, the first roll stratified, the last afterstate valued by the
+net; a --screen picks their plays; docs/training.md says what they cost and how noisy they are).
+Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
 distilled form; docs/BENCHMARKS.md (issue 12) says what it bought the standard net.
@@ -59,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from abak_rl.agents.rollout import rollout_values  # noqa: E402
 from abak_rl.model.bf16 import PRECISIONS  # noqa: E402
 
 CHUNK = 50_000
@@ -112,10 +117,12 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
                  all_plays: bool = False, ply: int = 1, explore: float = 0.0,
-                 top: int | None = None, top_margin: float | None = None) -> list[Path]:
+                 top: int | None = None, top_margin: float | None = None,
+                 rollout: tuple[int, int] | None = None) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
-    teacher's `ply`-level values (a reused chunk of another ply, reply filter, screen or choice
-    of plays is an error, not a silent mix).
+    teacher's `ply`-level values, or with `rollout` = (trials, depth) its truncated rollouts
+    (agents/rollout.py; chunk k's dice from seed * 1000 + k); a reused chunk of another ply,
+    rollout, reply filter, screen or choice of plays is an error, not a silent mix.
     With `explore` > 0 the teacher's games make that share of their plays at random, which takes
     them to positions its own play seldom reaches (recorded in the chunk)."""
     from tqdm import tqdm
@@ -124,7 +131,8 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
     scorer = agent.scorer
     data.mkdir(parents=True, exist_ok=True)
     files, have, k = [], 0, 0
-    bar = tqdm(total=positions, unit="pos", desc=f"{ply}-ply labels", disable=not progress)
+    wanted = teacher_label(ply, rollout)
+    bar = tqdm(total=positions, unit="pos", desc=f"{wanted} labels", disable=not progress)
     while have < positions:
         path = data / f"chunk{k:04d}.npz"
         if not path.is_file():
@@ -144,21 +152,25 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             b, a = np.concatenate(boards), np.concatenate(again)
             pick = rng.permutation(len(b))[:chunk] if all_plays else np.arange(min(chunk, len(b)))
             b, a = b[pick], a[pick]
-            target = agent.values(b, a, ply).astype(np.float32)
+            if rollout is None:
+                target = agent.values(b, a, ply).astype(np.float32)
+            else:
+                target = rollout_values(agent.search(), b, a, *rollout, seed=seed * 1000 + k).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
             np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
+                                rollout=np.str_(rollout_label(rollout)),
                                 explore=np.float64(explore), top=np.int64(top or 0),
                                 top_margin=np.float64(-1.0 if top_margin is None else top_margin),
                                 precision=np.str_(scorer.precision), reply=np.str_(agent.reply.label()),
                                 screen=np.str_(screen_label(agent)))
             tmp.replace(path)                                # a chunk is whole or absent
-        n, had = chunk_ply(path)
-        if had != ply:
-            raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply: use another --data folder")
-        if ply == 2 and chunk_reply(path) != agent.reply.label():
+        n, _ = chunk_ply(path)
+        if chunk_teacher(path) != wanted:
+            raise ValueError(f"{path} holds {chunk_teacher(path)} labels, not {wanted}: use another --data folder")
+        if ply == 2 and rollout is None and chunk_reply(path) != agent.reply.label():
             raise ValueError(f"{path} holds 2-ply labels with the reply filter {chunk_reply(path)}, "
                              f"not {agent.reply.label()}: use another --data folder")
-        if ply >= 1 and chunk_screen(path) != screen_label(agent):
+        if (ply >= 1 or rollout) and chunk_screen(path) != screen_label(agent):
             raise ValueError(f"{path} holds labels searched with the screen {chunk_screen(path)}, "
                              f"not {screen_label(agent)}: use another --data folder")
         if all_plays and chunk_plays(path) != plays_label(top, top_margin):
@@ -178,6 +190,29 @@ def chunk_ply(path: Path) -> tuple[int, int]:
         return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
 
 
+def rollout_label(rollout: tuple[int, int] | None) -> str:
+    """'72x6' for rollouts of 72 trials of 6 half-moves, 'none' for search labels."""
+    return "none" if rollout is None else f"{rollout[0]}x{rollout[1]}"
+
+
+def chunk_rollout(path: Path) -> str:
+    """rollout_label of a chunk ('none' for search labels and chunks from before rollouts)."""
+    with np.load(path) as z:
+        return str(z["rollout"]) if "rollout" in z.files else "none"
+
+
+def teacher_label(ply: int, rollout: tuple[int, int] | None) -> str:
+    """What a label is: '2-ply', or 'rollout 72x6' (rollout chunks keep ply 0, the depth of
+    the net's own evaluation at their leaves, and say 'rollout' here)."""
+    return f"{ply}-ply" if rollout is None else f"rollout {rollout_label(rollout)}"
+
+
+def chunk_teacher(path: Path) -> str:
+    """teacher_label of a chunk: its ply, or its rollout."""
+    r = chunk_rollout(path)
+    return f"{chunk_ply(path)[1]}-ply" if r == "none" else f"rollout {r}"
+
+
 def chunk_reply(path: Path) -> str:
     """The reply filter (k/margin) a chunk's 2-ply labels were searched with; chunks written
     before it was recorded used the default, 2/0.04."""
@@ -195,6 +230,18 @@ def chunk_screen(path: Path) -> str:
     """The screen a chunk's labels were searched with ('none' for chunks from before screens)."""
     with np.load(path) as z:
         return str(z["screen"]) if "screen" in z.files else "none"
+
+
+def parse_rollout(text: str) -> tuple[tuple[int, int] | None, str | None]:
+    """'72x6' -> ((72, 6), None); anything else -> (None, the one-line complaint)."""
+    from abak_rl.agents.rollout import check_rollout
+    trials, sep, depth = text.lower().partition("x")
+    try:
+        if not sep:
+            raise ValueError
+        return check_rollout(int(trials), int(depth)), None
+    except ValueError:
+        return None, f"distill_ply1: --rollout takes TRIALSxDEPTH, two whole numbers >= 1 (e.g. 72x6), not {text!r}"
 
 
 def plays_label(top: int | None, top_margin: float | None) -> str:
@@ -233,14 +280,14 @@ def count_labels(files: list[Path], key, ply: int | None = None) -> dict[str, in
     out: dict[str, int] = {}
     for path in files:
         n, had = chunk_ply(path)
-        if ply is None or had == ply:
+        if ply is None or (had == ply and chunk_rollout(path) == "none"):
             out[key(path)] = out.get(key(path), 0) + n
     return out
 
 
-def labelled_chunks(folders: list[Path], positions: int, ply: int | None) -> list[Path]:
+def labelled_chunks(folders: list[Path], positions: int, teacher: str | None) -> list[Path]:
     """The chunks already in `folders` (in that order), up to `positions` afterstates, all of
-    `ply`-level labels (None: any, a mix of depths); too few labels is an error, not a smaller fit."""
+    one `teacher` ('2-ply', 'rollout 72x6'; None: any, a mix); too few labels is an error, not a smaller fit."""
     files, have = [], 0
     for folder in folders:
         if not folder.is_dir():
@@ -248,9 +295,9 @@ def labelled_chunks(folders: list[Path], positions: int, ply: int | None) -> lis
         for path in sorted(folder.glob("chunk[0-9][0-9][0-9][0-9].npz")):
             if have >= positions:
                 return files
-            n, had = chunk_ply(path)
-            if ply is not None and had != ply:
-                raise ValueError(f"{path} holds {had}-ply labels, not {ply}-ply (--any-ply fits a mix)")
+            n, _ = chunk_ply(path)
+            if teacher is not None and chunk_teacher(path) != teacher:
+                raise ValueError(f"{path} holds {chunk_teacher(path)} labels, not {teacher} (--any-ply fits a mix)")
             files.append(path)
             have += n
     if have < positions:
@@ -353,6 +400,11 @@ def main(argv=None) -> int:
                     help="with --screen: of the screen's best --screen-k, the teacher values only those within "
                          "this equity of the screen's best (about 1.3 times the labels a second at "
                          "--screen-k 6 --screen-margin 0.2; docs/training.md)")
+    ap.add_argument("--rollout", default=None, metavar="TRIALSxDEPTH",
+                    help="label with the teacher's truncated rollouts instead of its search: TRIALS trials "
+                         "(the first roll stratified over the 36) of DEPTH half-moves at 0-ply, the last "
+                         "afterstate valued by the net (agents/rollout.py; e.g. 72x6; with --ply 0; a "
+                         "--screen picks the rollouts' plays; recorded in each chunk)")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
@@ -375,8 +427,13 @@ def main(argv=None) -> int:
                                                              ("reply_margin", args.reply_margin)) if v is not None})
         except ValueError as e:
             bad = f"distill_ply1: {e}"
-    if bad is None and args.screen is not None and (args.ply < 1 or args.screen_k < 1):
-        bad = "distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"
+    rollout = None
+    if bad is None and args.rollout is not None:
+        rollout, bad = parse_rollout(args.rollout)
+        if bad is None and (args.ply != 0 or reply):
+            bad = "distill_ply1: --rollout labels by rollouts, not search: give it with --ply 0 and no reply filter"
+    if bad is None and args.screen is not None and ((args.ply < 1 and rollout is None) or args.screen_k < 1):
+        bad = "distill_ply1: --screen applies only with --ply 1 or 2 or --rollout, and --screen-k must be at least 1"
     if bad is None and args.screen_margin is not None and (
             args.screen is None or not 0 <= args.screen_margin < float("inf")):
         bad = "distill_ply1: --screen-margin needs --screen, and must be a number >= 0"
@@ -414,14 +471,14 @@ def main(argv=None) -> int:
         if len(folders) == 1:
             files = label_chunks(agent, folders[0], args.positions, args.seed, args.chunk, not args.no_progress,
                                  all_plays=args.all_plays, ply=args.ply, explore=args.explore, top=args.top,
-                                 top_margin=args.top_margin)
+                                 top_margin=args.top_margin, rollout=rollout)
         else:
-            files = labelled_chunks(folders, args.positions, None if args.any_ply else args.ply)
+            files = labelled_chunks(folders, args.positions, None if args.any_ply else teacher_label(args.ply, rollout))
     except ValueError as e:
         print(f"distill_ply1: {e}", file=sys.stderr)
         return 2
     if args.label_only:
-        print(f"distill_ply1: {len(files)} chunks of {args.ply}-ply labels in {folders[0]}")
+        print(f"distill_ply1: {len(files)} chunks of {teacher_label(args.ply, rollout)} labels in {folders[0]}")
         return 0
     report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
     new = {k: v for k, v in student_data.items() if k != "path"}
@@ -430,8 +487,13 @@ def main(argv=None) -> int:
     # the fresh run or the teacher it came from (an export's card takes its name from here)
     new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     by_ply = count_labels(files, lambda path: str(chunk_ply(path)[1]))
-    new["distilled"] = {"from": str(data["path"]), "ply": int(next(iter(by_ply))) if len(by_ply) == 1 else "mixed",
-                        "labels_by_ply": by_ply, "two_ply_replies": count_labels(files, chunk_reply, ply=2),
+    teachers = count_labels(files, chunk_teacher)
+    only = next(iter(teachers)) if len(teachers) == 1 else "mixed"
+    new["distilled"] = {"from": str(data["path"]),
+                        "ply": int(only.split("-")[0]) if only.endswith("-ply") else only.split(" ")[0],
+                        "labels_by_ply": by_ply, "labels_by_teacher": teachers,
+                        "rollouts": count_labels(files, chunk_rollout),
+                        "two_ply_replies": count_labels(files, chunk_reply, ply=2),
                         "screens": count_labels(files, chunk_screen),
                         "plays": count_labels(files, chunk_plays), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,

@@ -291,7 +291,7 @@ def test_labels_searched_with_a_screen(tmp_path, capsys):
     for bad in (["--ply", "0", "--screen", str(src)], ["--screen", str(src), "--screen-k", "0"]):
         assert distill_ply1.main([str(src), str(tmp_path / "n.pt")] + bad) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == ["distill_ply1: --screen applies only with --ply 1 or 2, and --screen-k must be at least 1"]
+        assert err == ["distill_ply1: --screen applies only with --ply 1 or 2 or --rollout, and --screen-k must be at least 1"]
     # --screen-margin: the chunk records it, the values are that search's
     margined = load_neural_agent(src, "standard", screen=src, screen_k=3, screen_margin=0.05)
     data2 = tmp_path / "m"
@@ -379,3 +379,41 @@ def test_top_plays_within_a_margin(tmp_path, capsys):
         assert distill_ply1.main([str(src), str(tmp_path / "x.pt")] + bad) == 2
         assert capsys.readouterr().err.strip().splitlines() == [
             "distill_ply1: --top-margin needs --top, and must be a number >= 0"]
+
+
+def test_rollout_labels(tmp_path, capsys):
+    """--rollout TxD labels each afterstate with the teacher's truncated rollouts (chunk k's dice
+    from seed * 1000 + k, a screen picking their plays), the chunk and the fit's card say so, a
+    folder of rollouts is neither extended with search labels nor fitted as 0-ply ones, and bad
+    values are refused in one line."""
+    import distill_ply1
+
+    from abak_rl.agents.rollout import rollout_values
+    src = _trained_expert_net(tmp_path)
+    screened = load_neural_agent(src, "standard", screen=src, screen_k=2)
+    data = tmp_path / "r"
+    args = [str(src), str(tmp_path / "u.pt"), "--chunk", "10", "--all-plays", "--top", "3", "--ply", "0",
+            "--no-progress", "--data", str(data)]
+    scr = ["--screen", str(src), "--screen-k", "2"]
+    assert distill_ply1.main(args + scr + ["--positions", "20", "--label-only", "--rollout", "4x3", "--seed", "7"]) == 0
+    for k in (0, 1):
+        with np.load(data / f"chunk000{k}.npz") as z:
+            assert str(z["rollout"]) == "4x3" and int(z["ply"]) == 0 and str(z["screen"]) == "latest.pt/2"
+            want = rollout_values(screened.search(), z["boards"], z["again"], 4, 3, seed=7000 + k)
+            np.testing.assert_allclose(z["target"], want, atol=1e-6)
+            assert not np.allclose(z["target"], screened.values(z["boards"], z["again"], 0), atol=1e-3)
+    assert distill_ply1.main(args + scr + ["--positions", "20", "--rollout", "4x3", "--seed", "7", "--epochs", "1"]) == 0
+    card = load_checkpoint(tmp_path / "u.pt")["distilled"]
+    assert card["ply"] == "rollout" and card["labels_by_teacher"] == {"rollout 4x3": 20}
+    assert card["rollouts"] == {"4x3": 20}
+    capsys.readouterr()
+    assert distill_ply1.main(args + ["--positions", "30", "--label-only"]) == 2          # 0-ply labels, not rollouts
+    assert "holds rollout 4x3 labels, not 0-ply" in capsys.readouterr().err
+    assert distill_ply1.main([str(src), str(tmp_path / "f.pt"), "--data", str(data), "--data", str(data),
+                              "--positions", "20", "--ply", "0", "--no-progress"]) == 2
+    assert "holds rollout 4x3 labels, not 0-ply" in capsys.readouterr().err
+    for bad, why in ((["--rollout", "72"], "TRIALSxDEPTH"), (["--rollout", "0x6"], "TRIALSxDEPTH"),
+                     (["--rollout", "72x6", "--ply", "2"], "with --ply 0")):
+        assert distill_ply1.main([str(src), str(tmp_path / "n.pt"), "--ply", "0"] + bad) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("distill_ply1: --rollout") and why in err[0]
