@@ -45,7 +45,8 @@ the teacher value only its best `--screen-k` (with `--screen-margin M`, only tho
 the screen's best; agents/search.Screen; GNU Backgammon's pruning nets): a small net fitted to the teacher's 0-ply with `--ply 0 --student` (docs/training.md).
 `--rollout 72x6` labels with the teacher's truncated rollouts instead (agents/rollout.py: 72
 trials of 6 half-moves at 0-ply, the first roll stratified, the last afterstate valued by the
-net; a --screen picks their plays; docs/training.md says what they cost and how noisy they are).
+net; `4x6vr` with variance reduction; a --screen picks their plays; docs/training.md says what
+they cost and how noisy they are).
 Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
@@ -118,9 +119,9 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
                  all_plays: bool = False, ply: int = 1, explore: float = 0.0,
                  top: int | None = None, top_margin: float | None = None,
-                 rollout: tuple[int, int] | None = None) -> list[Path]:
+                 rollout: tuple[int, int, bool] | None = None) -> list[Path]:
     """Write (or reuse) chunk files until they hold `positions` afterstates labelled with the
-    teacher's `ply`-level values, or with `rollout` = (trials, depth) its truncated rollouts
+    teacher's `ply`-level values, or with `rollout` = (trials, depth, variance reduction) its truncated rollouts
     (agents/rollout.py; chunk k's dice from seed * 1000 + k); a reused chunk of another ply,
     rollout, reply filter, screen or choice of plays is an error, not a silent mix.
     With `explore` > 0 the teacher's games make that share of their plays at random, which takes
@@ -155,7 +156,9 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
             if rollout is None:
                 target = agent.values(b, a, ply).astype(np.float32)
             else:
-                target = rollout_values(agent.search(), b, a, *rollout, seed=seed * 1000 + k).astype(np.float32)
+                trials, depth, vr = rollout
+                target = rollout_values(agent.search(), b, a, trials, depth, seed=seed * 1000 + k,
+                                        variance_reduction=vr).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
             np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
                                 rollout=np.str_(rollout_label(rollout)),
@@ -190,9 +193,10 @@ def chunk_ply(path: Path) -> tuple[int, int]:
         return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
 
 
-def rollout_label(rollout: tuple[int, int] | None) -> str:
-    """'72x6' for rollouts of 72 trials of 6 half-moves, 'none' for search labels."""
-    return "none" if rollout is None else f"{rollout[0]}x{rollout[1]}"
+def rollout_label(rollout: tuple[int, int, bool] | None) -> str:
+    """'72x6' for rollouts of 72 trials of 6 half-moves ('4x6vr' with variance reduction),
+    'none' for search labels."""
+    return "none" if rollout is None else f"{rollout[0]}x{rollout[1]}" + ("vr" if rollout[2] else "")
 
 
 def chunk_rollout(path: Path) -> str:
@@ -201,7 +205,7 @@ def chunk_rollout(path: Path) -> str:
         return str(z["rollout"]) if "rollout" in z.files else "none"
 
 
-def teacher_label(ply: int, rollout: tuple[int, int] | None) -> str:
+def teacher_label(ply: int, rollout: tuple[int, int, bool] | None) -> str:
     """What a label is: '2-ply', or 'rollout 72x6' (rollout chunks keep ply 0, the depth of
     the net's own evaluation at their leaves, and say 'rollout' here)."""
     return f"{ply}-ply" if rollout is None else f"rollout {rollout_label(rollout)}"
@@ -232,16 +236,20 @@ def chunk_screen(path: Path) -> str:
         return str(z["screen"]) if "screen" in z.files else "none"
 
 
-def parse_rollout(text: str) -> tuple[tuple[int, int] | None, str | None]:
-    """'72x6' -> ((72, 6), None); anything else -> (None, the one-line complaint)."""
+def parse_rollout(text: str) -> tuple[tuple[int, int, bool] | None, str | None]:
+    """'72x6' -> ((72, 6, False), None), '4x6vr' -> ((4, 6, True), None); anything else ->
+    (None, the one-line complaint)."""
     from abak_rl.agents.rollout import check_rollout
-    trials, sep, depth = text.lower().partition("x")
+    low = text.lower()
+    vr = low.endswith("vr")
+    trials, sep, depth = (low[:-2] if vr else low).partition("x")
     try:
         if not sep:
             raise ValueError
-        return check_rollout(int(trials), int(depth)), None
+        return (*check_rollout(int(trials), int(depth)), vr), None
     except ValueError:
-        return None, f"distill_ply1: --rollout takes TRIALSxDEPTH, two whole numbers >= 1 (e.g. 72x6), not {text!r}"
+        return None, (f"distill_ply1: --rollout takes TRIALSxDEPTH, two whole numbers >= 1, with vr after it "
+                      f"for variance reduction (e.g. 72x6, 4x6vr), not {text!r}")
 
 
 def plays_label(top: int | None, top_margin: float | None) -> str:
@@ -400,11 +408,11 @@ def main(argv=None) -> int:
                     help="with --screen: of the screen's best --screen-k, the teacher values only those within "
                          "this equity of the screen's best (about 1.3 times the labels a second at "
                          "--screen-k 6 --screen-margin 0.2; docs/training.md)")
-    ap.add_argument("--rollout", default=None, metavar="TRIALSxDEPTH",
+    ap.add_argument("--rollout", default=None, metavar="TRIALSxDEPTH[vr]",
                     help="label with the teacher's truncated rollouts instead of its search: TRIALS trials "
                          "(the first roll stratified over the 36) of DEPTH half-moves at 0-ply, the last "
-                         "afterstate valued by the net (agents/rollout.py; e.g. 72x6; with --ply 0; a "
-                         "--screen picks the rollouts' plays; recorded in each chunk)")
+                         "afterstate valued by the net (agents/rollout.py; e.g. 72x6; 4x6vr: with variance "
+                         "reduction; with --ply 0; a --screen picks the rollouts' plays; recorded in each chunk)")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)

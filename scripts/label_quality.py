@@ -112,14 +112,16 @@ def noise_rows(first: np.ndarray, second: np.ndarray, parent: np.ndarray, n: int
             "sibling_noise_rmse": float(np.sqrt((centred ** 2).mean() / 2))}
 
 
-def rollout_spec(text: str, agents: dict) -> tuple[str, int, int]:
-    """'NAME/TRIALS/DEPTH' -> (name, trials, depth), NAME one of the --net names."""
+def rollout_spec(text: str, agents: dict) -> tuple[str, int, int, bool]:
+    """'NAME/TRIALS/DEPTH[/vr]' -> (name, trials, depth, variance reduction), NAME a --net name."""
     from abak_rl.agents.rollout import check_rollout
-    name, trials, depth = (text.split("/") + ["", ""])[:3] if text.count("/") == 2 else ("", "", "")
+    parts = text.split("/")
+    vr = len(parts) == 4 and parts[3] == "vr"
+    name, trials, depth = parts[:3] if len(parts) == 3 or vr else ("", "", "")
     if name not in agents:
-        raise ValueError(f"--rollout takes NAME/TRIALS/DEPTH with NAME a --net name, not {text!r}")
+        raise ValueError(f"--rollout takes NAME/TRIALS/DEPTH[/vr] with NAME a --net name, not {text!r}")
     try:
-        return (name, *check_rollout(int(trials), int(depth)))
+        return (name, *check_rollout(int(trials), int(depth)), vr)
     except ValueError:
         raise ValueError(f"--rollout {text!r}: TRIALS and DEPTH must be whole numbers >= 1") from None
 
@@ -140,9 +142,10 @@ def main(argv=None) -> int:
     ap.add_argument("--two-ply", action="append", default=[], metavar="NAME")
     ap.add_argument("--reply", action="append", default=[], metavar="K/MARGIN",
                     help="also value with the --two-ply nets at 2-ply with this reply filter")
-    ap.add_argument("--rollout", action="append", default=[], metavar="NAME/TRIALS/DEPTH",
+    ap.add_argument("--rollout", action="append", default=[], metavar="NAME/TRIALS/DEPTH[/vr]",
                     help="also value with the --net NAME by truncated rollouts (agents/rollout.py): "
-                         "TRIALS trials of DEPTH half-moves at 0-ply, twice (two dice seeds) for the noise")
+                         "TRIALS trials of DEPTH half-moves at 0-ply (/vr: with variance reduction), "
+                         "twice (two dice seeds) for the noise")
     ap.add_argument("--rollout-precision", default="fp32", choices=("fp32", "bf16"),
                     help="the rollout nets' hidden layers (bf16: as the labellers run)")
     ap.add_argument("--rollout-screen", default=None, metavar="SMALL.pt",
@@ -186,7 +189,7 @@ def main(argv=None) -> int:
                 paths[name], "standard",
                 precision=args.rollout_precision, screen=args.rollout_screen, screen_k=args.rollout_screen_k,
                 screen_margin=args.rollout_screen_margin if args.rollout_screen else None).search()
-                for name, _, _ in rollouts}
+                for name, _, _, _ in rollouts}
         replies = [reply_filter(r) for r in args.reply]
         if replies and not args.two_ply:
             raise ValueError("--reply needs a --two-ply net")
@@ -214,12 +217,14 @@ def main(argv=None) -> int:
         if 0 in plies and 1 in plies:
             values[f"{name} 0+1"] = 0.5 * (values[f"{name} 0-ply"] + values[f"{name} 1-ply"])
     noise = {}
-    for name, trials, depth in rollouts:
-        key = f"{name} rollout {trials}x{depth}"
+    for name, trials, depth, vr in rollouts:
+        key = f"{name} rollout {trials}x{depth}" + (" vr" if vr else "")
         t = time.time()
-        values[key] = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed)
+        values[key] = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed,
+                                     variance_reduction=vr)
         seconds[key] = time.time() - t
-        again_values = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed + 1)
+        again_values = rollout_values(rollout_search[name], boards, again, trials, depth, seed=args.seed + 1,
+                                      variance_reduction=vr)
         noise[key] = noise_rows(values[key], again_values, parent, n)
         print(f"label_quality: {key} in {seconds[key]:.0f} s (and again for the noise)", flush=True)
     cached = None

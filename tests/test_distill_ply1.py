@@ -412,7 +412,18 @@ def test_rollout_labels(tmp_path, capsys):
     assert distill_ply1.main([str(src), str(tmp_path / "f.pt"), "--data", str(data), "--data", str(data),
                               "--positions", "20", "--ply", "0", "--no-progress"]) == 2
     assert "holds rollout 4x3 labels, not 0-ply" in capsys.readouterr().err
+    # 2x2vr: variance reduction, its own kind of label
+    vr_data = tmp_path / "v"
+    assert distill_ply1.main([str(src), str(tmp_path / "u.pt"), "--chunk", "10", "--all-plays", "--top", "3",
+                              "--ply", "0", "--no-progress", "--data", str(vr_data), "--positions", "10",
+                              "--label-only", "--rollout", "2x2vr", "--seed", "7"]) == 0
+    with np.load(vr_data / "chunk0000.npz") as z:
+        assert str(z["rollout"]) == "2x2vr"
+        want = rollout_values(load_neural_agent(src, "standard").search(), z["boards"], z["again"], 2, 2,
+                              seed=7000, variance_reduction=True)
+        np.testing.assert_allclose(z["target"], want, atol=1e-6)
     for bad, why in ((["--rollout", "72"], "TRIALSxDEPTH"), (["--rollout", "0x6"], "TRIALSxDEPTH"),
+                     (["--rollout", "4x6v"], "TRIALSxDEPTH"),
                      (["--rollout", "72x6", "--ply", "2"], "with --ply 0")):
         assert distill_ply1.main([str(src), str(tmp_path / "n.pt"), "--ply", "0"] + bad) == 2
         err = capsys.readouterr().err.strip().splitlines()

@@ -71,9 +71,12 @@ def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
     # --rollout adds a rollout row with its dice noise from a second seed; 36 trials of one
     # half-move are the 1-ply value, so that row is the 1-ply row and its noise is nil
     ro = tmp_path / "ro.json"
-    assert label_quality.main(small + ["--rollout", "t/36/1", "--rollout", "t/5/3", "--json", str(ro)]) == 0
+    assert label_quality.main(small + ["--rollout", "t/36/1", "--rollout", "t/5/3", "--rollout", "t/3/1/vr",
+                                       "--json", str(ro)]) == 0
     rows = json.loads(ro.read_text())["teachers"]
-    assert {k: v for k, v in rows["t rollout 36x1"].items() if "noise" not in k} == pytest.approx(rows["t 1-ply"])
+    for key in ("t rollout 36x1", "t rollout 3x1 vr"):        # with variance reduction, any 3 rolls do
+        assert {k: v for k, v in rows[key].items() if "noise" not in k} == pytest.approx(rows["t 1-ply"])
+        assert rows[key]["noise_rmse"] == pytest.approx(0, abs=1e-9)
     assert rows["t rollout 36x1"]["noise_rmse"] == 0 and rows["t rollout 5x3"]["noise_rmse"] > 0
     assert 0 <= rows["t rollout 5x3"]["sibling_noise_rmse"] <= 2 * rows["t rollout 5x3"]["noise_rmse"]
     capsys.readouterr()

@@ -86,3 +86,28 @@ def test_bad_trials_or_depth_are_refused(trials, depth):
     v, boards, again = _afterstates("standard", 10, seed=1)
     with pytest.raises(ValueError, match="rollout (trials|depth)"):
         rollout_values(Search(model.probs, v), boards, again, trials=trials, depth=depth)
+
+
+def test_variance_reduction_keeps_the_mean_and_takes_off_the_luck():
+    """With variance reduction the batch equals the plain reference; one half-move then scores
+    exactly the 1-ply value whatever its dice (its only luck is taken off), and dice covering
+    every pair of rolls still give the 2-ply value (the luck's mean is nil)."""
+    model = _model("standard", seed=2)
+    v, boards, again = _afterstates("standard", 30, seed=11)
+    finish = v.legal_afterstates(_with_a_finish(v), np.array([[2, 1]], np.int8)).boards
+    rows = np.concatenate([boards[:4], finish[:2]])
+    rows_again = np.concatenate([again[:4], np.zeros(2, bool)])
+    search = Search(model.probs, v)
+    dice = rollout_dice(3, 4, seed=2)
+    np.testing.assert_allclose(rollout_values(search, rows, rows_again, dice=dice, variance_reduction=True),
+                               plain_rollout_values(search, rows, rows_again, dice, variance_reduction=True),
+                               atol=1e-9)
+    one = rollout_dice(5, 1, seed=3)
+    one[:, 0] = np.random.default_rng(0).integers(1, 7, (5, 2))          # not stratified
+    np.testing.assert_allclose(rollout_values(search, boards, again, dice=one, variance_reduction=True),
+                               search.values(boards, again, 1), atol=1e-12)
+    # over dice that cover every pair of rolls the luck sums to nil: the 2-ply value again
+    pairs = np.stack([np.repeat(ORDERED_ROLLS, 36, axis=0), np.tile(ORDERED_ROLLS, (36, 1))], axis=1)
+    two = Search(model.probs, v, reply=MoveFilter(1, None))
+    np.testing.assert_allclose(rollout_values(two, boards[:2], again[:2], dice=pairs, variance_reduction=True),
+                               two.values(boards[:2], again[:2], 2), atol=1e-9)
