@@ -9,9 +9,10 @@ other scores the net's 0-ply value of its last afterstate. Values are from P's v
 over the trials.
 
 Three things make the few trials go far, as in GNU Backgammon's rollouts:
-- the first roll is stratified: trial t's first roll is the (t mod 36)-th of the 36 ordered
-  rolls, so 36 trials of depth 1 are exactly the 1-ply value (Search.values(ply=1) with its
-  replies at 0-ply), and the first half-move adds no dice noise;
+- the first roll is stratified: each 36 trials roll each of the 36 ordered rolls once (in a
+  random order, so that fewer trials are a fair draw), so 36 trials of depth 1 are exactly the
+  1-ply value (Search.values(ply=1) with its replies at 0-ply), and the first half-move adds
+  no dice noise;
 - common random numbers: trial t rolls the same dice at each step for every afterstate of a call,
   so the plays of one roll (siblings, whose difference is what a pick depends on) are compared
   on the same dice and their noise mostly cancels;
@@ -47,11 +48,14 @@ def check_rollout(trials, depth) -> tuple[int, int]:
 
 
 def rollout_dice(trials: int, depth: int, seed: int) -> np.ndarray:
-    """[trials, depth, 2] int8: trial t's dice at each half-move; the first roll stratified
-    (the (t mod 36)-th ordered roll), the others drawn from `seed`."""
+    """[trials, depth, 2] int8: trial t's dice at each half-move, drawn from `seed`; the first
+    roll stratified: trial t rolls the (t mod 36)-th of a random order of the 36 ordered rolls,
+    so each 36 trials roll each of them once, and fewer than 36 are a fair draw without
+    replacement (not always the same few rolls, which would bias what follows them)."""
     trials, depth = check_rollout(trials, depth)
-    dice = np.random.default_rng(seed).integers(1, 7, size=(trials, depth, 2)).astype(np.int8)
-    dice[:, 0] = ORDERED_ROLLS[np.arange(trials) % 36]
+    rng = np.random.default_rng(seed)
+    dice = rng.integers(1, 7, size=(trials, depth, 2)).astype(np.int8)
+    dice[:, 0] = ORDERED_ROLLS[rng.permutation(36)[np.arange(trials) % 36]]
     return dice
 
 
