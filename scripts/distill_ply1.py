@@ -496,9 +496,13 @@ def main(argv=None) -> int:
     new["config"] = {**(new.get("config") or {}), "run": out.parent.name if out.name == "latest.pt" else out.stem}
     by_ply = count_labels(files, lambda path: str(chunk_ply(path)[1]))
     teachers = count_labels(files, chunk_teacher)
-    only = next(iter(teachers)) if len(teachers) == 1 else "mixed"
-    new["distilled"] = {"from": str(data["path"]),
-                        "ply": int(only.split("-")[0]) if only.endswith("-ply") else only.split(" ")[0],
+    if len(teachers) > 1:
+        kind = "mixed"
+    elif chunk_rollout(files[0]) != "none":
+        kind = "rollout"
+    else:
+        kind = int(next(iter(by_ply)))
+    new["distilled"] = {"from": str(data["path"]), "ply": kind,
                         "labels_by_ply": by_ply, "labels_by_teacher": teachers,
                         "rollouts": count_labels(files, chunk_rollout),
                         "two_ply_replies": count_labels(files, chunk_reply, ply=2),

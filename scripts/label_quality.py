@@ -83,14 +83,18 @@ def sample_positions(agent, n: int, seed: int):
     return np.concatenate(boards), np.concatenate(parents), k
 
 
+def sibling_part(d: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """Each row's difference less its position's mean over its plays: the part that can change a pick."""
+    return d - (np.bincount(parent, weights=d, minlength=n) / np.bincount(parent, minlength=n))[parent]
+
+
 def judge_rows(values: np.ndarray, judge: np.ndarray, parent: np.ndarray, n: int) -> dict:
     """The figures of one teacher's values against the judge's (see the module docstring)."""
     from abak_rl.model.outcomes import equity
     from abak_rl.agents.search import best_of
     eq, eqj = equity(values), equity(judge)
     d = eq - eqj
-    counts = np.bincount(parent, minlength=n)
-    centred = d - (np.bincount(parent, weights=d, minlength=n) / counts)[parent]
+    centred = sibling_part(d, parent, n)
     rows = np.arange(len(parent))
     mine, best = best_of(eq, rows, parent, n), best_of(eqj, rows, parent, n)
     lost = eqj[best] - eqj[mine]
@@ -107,7 +111,7 @@ def noise_rows(first: np.ndarray, second: np.ndarray, parent: np.ndarray, n: int
     difference over sqrt(2), overall and after taking off each position's mean (siblings)."""
     from abak_rl.model.outcomes import equity
     d = equity(first) - equity(second)
-    centred = d - (np.bincount(parent, weights=d, minlength=n) / np.bincount(parent, minlength=n))[parent]
+    centred = sibling_part(d, parent, n)
     return {"noise_rmse": float(np.sqrt((d ** 2).mean() / 2)),
             "sibling_noise_rmse": float(np.sqrt((centred ** 2).mean() / 2))}
 
