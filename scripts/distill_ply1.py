@@ -70,13 +70,14 @@ from abak_rl.model.bf16 import PRECISIONS  # noqa: E402
 CHUNK = 50_000
 
 
-def plays_of(scorer, before: np.ndarray, rng, top: int | None = None,
-             top_margin: float | None = None) -> np.ndarray:
+def plays_and_parents(scorer, before: np.ndarray, rng, top: int | None = None,
+                      top_margin: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every legal play of one random roll from each position `before` (the mover's view),
     except afterstates whose value is exact (game over; bear-offs with the database); with
     `top`, only each roll's `top` best plays by the teacher's 0-ply equity, the plays a choice
     is really between (so a costly label is spent where it can change a pick), and with
-    `top_margin` only those of them within that equity of the roll's best."""
+    `top_margin` only those of them within that equity of the roll's best. Also returns each
+    play's row in `before`: plays with the same parent are siblings, one roll's alternatives."""
     from abak_rl.agents.search import MoveFilter
     from abak_rl.model.outcomes import equity
     dice = rng.integers(1, 7, size=(len(before), 2)).astype(np.int8)
@@ -85,8 +86,15 @@ def plays_of(scorer, before: np.ndarray, rng, top: int | None = None,
     b, parent = after.boards[live], after.parent[live]
     if top is not None and len(b):
         eq = equity(scorer.probs(b, np.zeros(len(b), dtype=bool)))
-        b = b[MoveFilter(top, top_margin).keep(eq, parent, len(before))]
-    return b
+        keep = MoveFilter(top, top_margin).keep(eq, parent, len(before))
+        b, parent = b[keep], parent[keep]
+    return b, parent
+
+
+def plays_of(scorer, before: np.ndarray, rng, top: int | None = None,
+             top_margin: float | None = None) -> np.ndarray:
+    """plays_and_parents' plays alone."""
+    return plays_and_parents(scorer, before, rng, top, top_margin)[0]
 
 
 def played_rows(done) -> tuple[np.ndarray, np.ndarray]:
@@ -98,12 +106,14 @@ def played_rows(done) -> tuple[np.ndarray, np.ndarray]:
 
 
 def every_play(scorer, rows: np.ndarray, rng, top: int | None = None,
-               top_margin: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+               top_margin: float | None = None, parents: bool = False):
     """plays_of the positions that follow `rows` (afterstates of a variant without extra turns:
-    the next player's position is the flip), with their `again` flags (all False)."""
+    the next player's position is the flip), with their `again` flags (all False), and with
+    `parents` each play's position (an index among the positions that follow `rows`)."""
     v = scorer.variant
-    b = plays_of(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng, top, top_margin)
-    return b, np.zeros(len(b), dtype=bool)
+    b, parent = plays_and_parents(scorer, v.flip(rows)[v.winner_points(rows) == 0], rng, top, top_margin)
+    again = np.zeros(len(b), dtype=bool)
+    return (b, again, parent) if parents else (b, again)
 
 
 def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> str | None:
@@ -114,6 +124,36 @@ def check_fit_args(prog: str, args, counts=("positions", "epochs", "batch")) -> 
     if not args.lr > 0:
         return f"{prog}: --lr must be > 0"
     return None
+
+
+def chunk_afterstates(scorer, seed: int, k: int, chunk: int, all_plays: bool = False, explore: float = 0.0,
+                      top: int | None = None, top_margin: float | None = None):
+    """The afterstates of chunk k (its games' seed from `seed` and k): `chunk` of them, with
+    their `again` flags and each one's `group`, the same number for siblings (the plays of one
+    roll from one position, with --all-plays; otherwise every afterstate is its own group).
+    The same arguments give the same afterstates, so an old chunk's groups can be found again
+    (scripts/regroup_chunks.py)."""
+    from abak_rl.train.selfplay import SelfPlay
+    play = SelfPlay(scorer.variant, 512, seed=seed * 1_000_003 + k)
+    rng = np.random.default_rng(seed * 1_000_003 + k)
+    boards, again, groups, n, parents = [], [], [], 0, 0
+    while n < chunk:
+        rows, turn = played_rows(play.step(scorer, explore))
+        if all_plays:
+            rows, turn, parent = every_play(scorer, rows, rng, top, top_margin, parents=True)
+            width = int(parent.max()) + 1 if len(parent) else 0
+        else:
+            live = ~scorer.exact_mask(rows)
+            rows, turn = rows[live], turn[live]
+            parent, width = np.arange(len(rows)), len(rows)
+        boards.append(rows)
+        again.append(turn)
+        groups.append(parents + parent)
+        parents += width
+        n += len(rows)
+    b, a, g = np.concatenate(boards), np.concatenate(again), np.concatenate(groups)
+    pick = rng.permutation(len(b))[:chunk] if all_plays else np.arange(min(chunk, len(b)))
+    return b[pick], a[pick], g[pick].astype(np.int32)
 
 
 def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUNK, progress: bool = True,
@@ -128,7 +168,6 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
     them to positions its own play seldom reaches (recorded in the chunk)."""
     from tqdm import tqdm
 
-    from abak_rl.train.selfplay import SelfPlay
     scorer = agent.scorer
     data.mkdir(parents=True, exist_ok=True)
     files, have, k = [], 0, 0
@@ -137,22 +176,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
     while have < positions:
         path = data / f"chunk{k:04d}.npz"
         if not path.is_file():
-            play = SelfPlay(scorer.variant, 512, seed=seed * 1_000_003 + k)
-            rng = np.random.default_rng(seed * 1_000_003 + k)
-            boards, again, n = [], [], 0
-            while n < chunk:
-                rows, turn = played_rows(play.step(scorer, explore))
-                if all_plays:
-                    rows, turn = every_play(scorer, rows, rng, top, top_margin)
-                else:
-                    live = ~scorer.exact_mask(rows)
-                    rows, turn = rows[live], turn[live]
-                boards.append(rows)
-                again.append(turn)
-                n += len(rows)
-            b, a = np.concatenate(boards), np.concatenate(again)
-            pick = rng.permutation(len(b))[:chunk] if all_plays else np.arange(min(chunk, len(b)))
-            b, a = b[pick], a[pick]
+            b, a, group = chunk_afterstates(scorer, seed, k, chunk, all_plays, explore, top, top_margin)
             if rollout is None:
                 target = agent.values(b, a, ply).astype(np.float32)
             else:
@@ -160,7 +184,7 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
                 target = rollout_values(agent.search(), b, a, trials, depth, seed=seed * 1000 + k,
                                         variance_reduction=vr).astype(np.float32)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez_compressed(tmp, boards=b, again=a, target=target, ply=np.int64(ply),   # about half the bytes
+            np.savez_compressed(tmp, boards=b, again=a, target=target, group=group, ply=np.int64(ply),   # about half the bytes
                                 rollout=np.str_(rollout_label(rollout)),
                                 explore=np.float64(explore), top=np.int64(top or 0),
                                 top_margin=np.float64(-1.0 if top_margin is None else top_margin),
@@ -313,10 +337,29 @@ def labelled_chunks(folders: list[Path], positions: int, teacher: str | None) ->
     return files
 
 
-def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int, log=print) -> dict:
-    """Supervised steps toward the labels; returns the held-out loss before and after."""
+def sibling_loss(err: torch.Tensor, group: np.ndarray) -> torch.Tensor:
+    """0.5 * the sum over outputs of the squared error once each group's mean error is taken off,
+    averaged over the rows: the part of the error that can change which sibling is picked."""
+    inv = torch.from_numpy(np.unique(group, return_inverse=True)[1].reshape(-1))
+    mean = torch.zeros(int(inv.max()) + 1, err.shape[1], dtype=err.dtype).index_add_(0, inv, err)
+    mean = mean / torch.bincount(inv).unsqueeze(1).to(err.dtype)
+    return 0.5 * ((err - mean[inv]) ** 2).sum(-1).mean()
+
+
+def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int, log=print,
+        sibling_weight: float = 0.0) -> dict:
+    """Supervised steps toward the labels; returns the held-out loss before and after.
+    With `sibling_weight` W > 0 the loss adds W times the same squared error taken after each
+    roll's mean is taken off within its siblings (the chunks' `group`), and a batch holds whole
+    groups: a play is picked by its value's difference from its siblings', which the plain
+    loss weighs no more than the error they share."""
     from abak_rl.model.net import routed
     parts = [np.load(f) for f in files]
+    if sibling_weight > 0:
+        for f, p in zip(files, parts):
+            if "group" not in p.files:
+                raise ValueError(f"{f} records no groups (labelled before they were kept): "
+                                 f"scripts/regroup_chunks.py finds them, or fit without --sibling-weight")
     boards = np.concatenate([p["boards"] for p in parts])
     again = np.concatenate([p["again"] for p in parts])
     target = torch.from_numpy(np.concatenate([p["target"] for p in parts]))
@@ -326,13 +369,19 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     order = rng.permutation(len(boards))
     n_val = min(20_000, len(boards) // 50)
     val, train = torch.from_numpy(order[:n_val]), order[n_val:]
+    group = None
+    if sibling_weight > 0:
+        chunk_of = np.concatenate([np.full(len(p["boards"]), i, dtype=np.int64) for i, p in enumerate(parts)])
+        group = np.unique(chunk_of << 32 | np.concatenate([p["group"] for p in parts]).astype(np.int64),
+                          return_inverse=True)[1].reshape(-1)
     net = scorer.net
 
     def held_out() -> float:
         with torch.no_grad():
             return float(0.5 * ((routed(net, x[val]) - target[val]) ** 2).sum(-1).mean())
 
-    report = {"samples": int(len(train)), "held_out": int(n_val), "loss_before": held_out()}
+    report = {"samples": int(len(train)), "held_out": int(n_val), "loss_before": held_out(),
+              "sibling_weight": float(sibling_weight)}
     log(f"distill_ply1: {len(train):,} labels, {n_val:,} held out; held-out loss {report['loss_before']:.6f}")
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps = max(len(train) // batch, 1 if len(train) else 0)   # fewer labels than a batch: one smaller step, not none
@@ -340,11 +389,17 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     net.train()
     for epoch in range(epochs):
         perm = rng.permutation(train)
+        if group is not None:                        # whole groups in a random order, kept together
+            perm = perm[np.argsort(rng.permutation(int(group.max()) + 1)[group[perm]], kind="stable")]
         for s in range(steps):
-            for group in opt.param_groups:
-                group["lr"] = lr * (1 - (epoch * steps + s) / total)
-            idx = torch.from_numpy(perm[s * batch:(s + 1) * batch])
-            loss = 0.5 * ((routed(net, x[idx]) - target[idx]) ** 2).sum(-1).mean()
+            for group_ in opt.param_groups:
+                group_["lr"] = lr * (1 - (epoch * steps + s) / total)
+            rows = perm[s * batch:(s + 1) * batch]
+            idx = torch.from_numpy(rows)
+            err = routed(net, x[idx]) - target[idx]
+            loss = 0.5 * (err ** 2).sum(-1).mean()
+            if group is not None:
+                loss = loss + sibling_weight * sibling_loss(err, group[rows])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -413,10 +468,15 @@ def main(argv=None) -> int:
                          "(the first roll stratified over the 36) of DEPTH half-moves at 0-ply, the last "
                          "afterstate valued by the net (agents/rollout.py; e.g. 72x6; 4x6vr: with variance "
                          "reduction; with --ply 0; a --screen picks the rollouts' plays; recorded in each chunk)")
+    ap.add_argument("--sibling-weight", type=float, default=0.0,
+                    help="weight of the error in each play's difference from its siblings' mean (the "
+                         "plays of one roll; chunks that record groups), added to the plain loss; 0: off")
     ap.add_argument("--student", default=None,
                     help="fit this checkpoint's net (e.g. a wider fresh one) to CHECKPOINT's labels; OUT is it")
     args = ap.parse_args(argv)
     bad = check_fit_args("distill_ply1", args, ("positions", "epochs", "batch", "chunk"))
+    if bad is None and not 0 <= args.sibling_weight < float("inf"):
+        bad = "distill_ply1: --sibling-weight must be a number >= 0"
     if bad is None and not 0 <= args.explore <= 1:
         bad = "distill_ply1: --explore must be between 0 and 1"
     if bad is None and args.any_ply and (args.label_only or not args.data or len(args.data) < 2):
@@ -488,7 +548,12 @@ def main(argv=None) -> int:
     if args.label_only:
         print(f"distill_ply1: {len(files)} chunks of {teacher_label(args.ply, rollout)} labels in {folders[0]}")
         return 0
-    report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed)
+    try:
+        report = fit(student.scorer, files, args.epochs, args.lr, args.batch, args.seed,
+                     sibling_weight=args.sibling_weight)
+    except ValueError as e:
+        print(f"distill_ply1: {e}", file=sys.stderr)
+        return 2
     new = {k: v for k, v in student_data.items() if k != "path"}
     new["net"] = student.scorer.net.state_dict()
     # a new net, a student or a fine-tune: named after OUT (its folder for a run's latest.pt), not

@@ -428,3 +428,81 @@ def test_rollout_labels(tmp_path, capsys):
         assert distill_ply1.main([str(src), str(tmp_path / "n.pt"), "--ply", "0"] + bad) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("distill_ply1: --rollout") and why in err[0]
+
+
+def test_chunks_record_which_afterstates_are_siblings(tmp_path, capsys):
+    """Each chunk's `group` is the same number for the plays of one roll from one position (each
+    group's afterstates are all legal plays of one position and roll of the games), and every
+    afterstate its own group without --all-plays; scripts/regroup_chunks.py finds an old
+    chunk's groups again, and refuses a chunk its teacher and seed do not make again."""
+    import distill_ply1
+    import regroup_chunks
+    src = _trained_expert_net(tmp_path)
+    scorer = load_neural_agent(src, "standard").scorer
+    v = scorer.variant
+    before = v.initial_boards(1)
+    before = np.concatenate([before, v.flip(v.legal_afterstates(before, np.array([[3, 1]], np.int8)).boards)])
+    got, parent = distill_ply1.plays_and_parents(scorer, before, np.random.default_rng(5), top=4)
+    dice = np.random.default_rng(5).integers(1, 7, size=(len(before), 2)).astype(np.int8)
+    for p in range(len(before)):
+        legal = set(map(bytes, v.legal_afterstates(before[p:p + 1], dice[p:p + 1]).boards))
+        mine = got[parent == p]
+        assert 1 <= len(mine) <= 4 and set(map(bytes, mine)) <= legal
+    out = tmp_path / "g.pt"
+    assert distill_ply1.main([str(src), str(out), "--positions", "120", "--chunk", "60", "--label-only",
+                              "--all-plays", "--top", "3", "--ply", "0", "--seed", "9", "--no-progress"]) == 0
+    chunks = sorted((tmp_path / "g.pt.data").glob("chunk*.npz"))
+    groups = [np.load(c)["group"] for c in chunks]
+    sizes = np.unique(groups[0], return_counts=True)[1]
+    assert sizes.max() <= 3 and (sizes > 1).any()
+    one = tmp_path / "one"
+    assert distill_ply1.main([str(src), str(tmp_path / "u.pt"), "--positions", "50", "--chunk", "50",
+                              "--label-only", "--ply", "0", "--data", str(one), "--no-progress"]) == 0
+    assert len(np.unique(np.load(one / "chunk0000.npz")["group"])) == 50
+    # an old chunk without groups gets the same groups back; another seed's afterstates do not match
+    for c in chunks:
+        with np.load(c) as z:
+            part = {k: z[k] for k in z.files if k != "group"}
+        np.savez_compressed(c, **part)
+    stamp = chunks[1].read_bytes()
+    capsys.readouterr()
+    assert regroup_chunks.main([str(src), str(tmp_path / "g.pt.data"), "--seed", "8"]) == 1
+    assert "not made again" in capsys.readouterr().out and chunks[1].read_bytes() == stamp
+    assert regroup_chunks.main([str(src), str(tmp_path / "g.pt.data"), "--seed", "9"]) == 0
+    for c, g in zip(chunks, groups):
+        np.testing.assert_array_equal(np.load(c)["group"], g)
+    assert regroup_chunks.main([str(src), str(tmp_path / "missing"), "--seed", "9"]) == 2
+    assert "holds no chunk files" in capsys.readouterr().err
+
+
+def test_a_fit_that_weighs_the_differences_between_siblings(tmp_path, capsys):
+    """sibling_loss is the squared error left once each group's mean error is off (nothing for
+    an error a group shares); --sibling-weight fits with it and records its weight, and chunks
+    without groups are refused in one line."""
+    import torch
+
+    import distill_ply1
+    err = torch.tensor([[1.0, 2, 0, 0, 0], [3.0, 2, 0, 0, 0], [5.0, 5, 5, 5, 5]])
+    got = distill_ply1.sibling_loss(err, np.array([7, 7, 2]))
+    assert abs(float(got) - 0.5 * (1 + 1) / 3) < 1e-6          # the lone row and the shared 2 add nothing
+    assert float(distill_ply1.sibling_loss(err, np.array([1, 2, 3]))) == 0.0
+    src = _trained_expert_net(tmp_path)
+    data = tmp_path / "lab"
+    base = [str(src), str(tmp_path / "u.pt"), "--positions", "200", "--chunk", "100", "--all-plays",
+            "--top", "3", "--data", str(data), "--no-progress"]
+    assert distill_ply1.main(base + ["--label-only"]) == 0          # 1-ply labels: something to fit
+    out = tmp_path / "sib.pt"
+    fit = [str(src), str(out), "--data", str(data), "--positions", "200", "--all-plays", "--top", "3",
+           "--epochs", "2", "--lr", "0.02", "--batch", "32", "--no-progress"]
+    assert distill_ply1.main(fit + ["--sibling-weight", "2"]) == 0
+    rec = load_checkpoint(out)["distilled"]
+    assert rec["sibling_weight"] == 2.0 and rec["loss_epoch2"] < rec["loss_before"]
+    with np.load(data / "chunk0000.npz") as z:
+        part = {k: z[k] for k in z.files if k != "group"}
+    np.savez_compressed(data / "chunk0000.npz", **part)
+    capsys.readouterr()
+    assert distill_ply1.main(fit + ["--sibling-weight", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "records no groups" in err[0] and "regroup_chunks.py" in err[0]
+    assert distill_ply1.main(fit + ["--sibling-weight", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == "distill_ply1: --sibling-weight must be a number >= 0"
