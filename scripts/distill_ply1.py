@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -211,10 +212,26 @@ def label_chunks(agent, data: Path, positions: int, seed: int, chunk: int = CHUN
     return files
 
 
+def read_chunk(path: Path, *names: str) -> dict:
+    """The arrays `names` of a chunk file (all of them when none is named; a name the chunk
+    lacks is left out); a file that is not a readable chunk with its afterstates and labels is a
+    ValueError naming it, not numpy's traceback."""
+    try:
+        with np.load(path) as z:
+            part = {k: z[k] for k in (names or z.files) if k in z.files}
+            whole = {"boards", "target"} <= set(z.files)
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        raise ValueError(f"{path} is not a readable chunk of labels (damaged, or not a .npz archive: "
+                         f"{type(e).__name__})") from None
+    if not whole:
+        raise ValueError(f"{path} is not a chunk of labels: it has no boards or no targets")
+    return part
+
+
 def chunk_ply(path: Path) -> tuple[int, int]:
     """(afterstates, ply) of a chunk file; chunks written before plies were recorded are 1-ply."""
-    with np.load(path) as z:
-        return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z.files else 1
+    z = read_chunk(path, "boards", "ply")
+    return int(z["boards"].shape[0]), int(z["ply"]) if "ply" in z else 1
 
 
 def rollout_label(rollout: tuple[int, int, bool] | None) -> str:
@@ -225,8 +242,8 @@ def rollout_label(rollout: tuple[int, int, bool] | None) -> str:
 
 def chunk_rollout(path: Path) -> str:
     """rollout_label of a chunk ('none' for search labels and chunks from before rollouts)."""
-    with np.load(path) as z:
-        return str(z["rollout"]) if "rollout" in z.files else "none"
+    z = read_chunk(path, "rollout")
+    return str(z["rollout"]) if "rollout" in z else "none"
 
 
 def teacher_label(ply: int, rollout: tuple[int, int, bool] | None) -> str:
@@ -245,8 +262,8 @@ def chunk_reply(path: Path) -> str:
     """The reply filter (k/margin) a chunk's 2-ply labels were searched with; chunks written
     before it was recorded used the default, 2/0.04."""
     from abak_rl.agents.search import REPLY_FILTER
-    with np.load(path) as z:
-        return str(z["reply"]) if "reply" in z.files else REPLY_FILTER.label()
+    z = read_chunk(path, "reply")
+    return str(z["reply"]) if "reply" in z else REPLY_FILTER.label()
 
 
 def screen_label(agent) -> str:
@@ -256,8 +273,8 @@ def screen_label(agent) -> str:
 
 def chunk_screen(path: Path) -> str:
     """The screen a chunk's labels were searched with ('none' for chunks from before screens)."""
-    with np.load(path) as z:
-        return str(z["screen"]) if "screen" in z.files else "none"
+    z = read_chunk(path, "screen")
+    return str(z["screen"]) if "screen" in z else "none"
 
 
 def parse_rollout(text: str) -> tuple[tuple[int, int, bool] | None, str | None]:
@@ -285,9 +302,9 @@ def plays_label(top: int | None, top_margin: float | None) -> str:
 
 def chunk_plays(path: Path) -> str:
     """plays_label of an --all-plays chunk (chunks from before --top-margin have none)."""
-    with np.load(path) as z:
-        top = int(z["top"]) if "top" in z.files else 0
-        margin = float(z["top_margin"]) if "top_margin" in z.files else -1.0
+    z = read_chunk(path, "top", "top_margin")
+    top = int(z["top"]) if "top" in z else 0
+    margin = float(z["top_margin"]) if "top_margin" in z else -1.0
     return plays_label(top or None, None if margin < 0 else margin)
 
 
@@ -296,9 +313,9 @@ def explored_labels(files: list[Path]) -> int:
     """How many of the chunks' labels come from games with random plays (--explore)."""
     n = 0
     for path in files:
-        with np.load(path) as z:
-            if "explore" in z.files and float(z["explore"]) > 0:
-                n += int(z["boards"].shape[0])
+        z = read_chunk(path, "explore", "boards")
+        if "explore" in z and float(z["explore"]) > 0:
+            n += int(z["boards"].shape[0])
     return n
 
 
@@ -354,10 +371,10 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     groups: a play is picked by its value's difference from its siblings', which the plain
     loss weighs no more than the error they share."""
     from abak_rl.model.net import routed
-    parts = [np.load(f) for f in files]
+    parts = [read_chunk(f) for f in files]
     if sibling_weight > 0:
         for f, p in zip(files, parts):
-            if "group" not in p.files:
+            if "group" not in p:
                 raise ValueError(f"{f} records no groups (labelled before they were kept): "
                                  f"scripts/regroup_chunks.py finds them, or fit without --sibling-weight")
     boards = np.concatenate([p["boards"] for p in parts])

@@ -7,7 +7,7 @@ from one position) their groups, found by making each chunk's afterstates again.
 TEACHER, --seed, --precision and --all-plays (implied by chunks of a roll's top plays) must be those the chunks were labelled with
 (scripts/distill_ply1.py): the teacher's games and its 0-ply pick of each roll's top plays make
 the same afterstates again, and a chunk is changed only when they are exactly its own; a chunk
-they do not match is reported and left as it was. Labels are not recomputed (seconds a chunk).
+they do not match (or a file that is not a readable chunk) is reported and left as it was. Labels are not recomputed (seconds a chunk).
 The groups let a fit weigh the differences between siblings (`distill_ply1.py --sibling-weight`).
 """
 
@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from distill_ply1 import chunk_afterstates
+    from distill_ply1 import chunk_afterstates, read_chunk
 
     from abak_rl.agents.neural import load_neural_agent
     from abak_rl.train.checkpoint import CheckpointError, load_checkpoint
@@ -53,8 +53,12 @@ def main(argv=None) -> int:
         return 2
     done = failed = 0
     for path in files:
-        with np.load(path) as z:
-            part = {name: z[name] for name in z.files}
+        try:
+            part = read_chunk(path)
+        except ValueError as e:
+            print(f"regroup_chunks: {e}; left as it was")
+            failed += 1
+            continue
         if "group" in part:
             continue
         k = int(path.stem[len("chunk"):])
@@ -72,7 +76,7 @@ def main(argv=None) -> int:
         np.savez_compressed(tmp, **part, group=group)
         tmp.replace(path)                                    # a chunk is whole or as it was
         done += 1
-    print(f"regroup_chunks: {done} chunks given their groups, {failed} not matched, "
+    print(f"regroup_chunks: {done} chunks given their groups, {failed} left as they were, "
           f"{len(files) - done - failed} had them already")
     return 1 if failed else 0
 

@@ -473,6 +473,41 @@ def test_chunks_record_which_afterstates_are_siblings(tmp_path, capsys):
         np.testing.assert_array_equal(np.load(c)["group"], g)
     assert regroup_chunks.main([str(src), str(tmp_path / "missing"), "--seed", "9"]) == 2
     assert "holds no chunk files" in capsys.readouterr().err
+    # a damaged chunk is named, left as it was, and the others still get their groups
+    for c in chunks:
+        with np.load(c) as z:
+            part = {k: z[k] for k in z.files if k != "group"}
+        np.savez_compressed(c, **part)
+    chunks[0].write_bytes(b"not an archive")
+    assert regroup_chunks.main([str(src), str(tmp_path / "g.pt.data"), "--seed", "9"]) == 1
+    out = capsys.readouterr().out
+    assert f"{chunks[0]} is not a readable chunk of labels" in out and "1 left as they were" in out
+    assert chunks[0].read_bytes() == b"not an archive"
+    np.testing.assert_array_equal(np.load(chunks[1])["group"], groups[1])
+
+
+def test_a_damaged_chunk_is_named_in_one_line(tmp_path, capsys):
+    """A chunk file that is not a readable .npz of labels (damaged, or another kind of file) stops
+    a fit, or a labeller that meets it, with one line naming it; nothing is written."""
+    import distill_ply1
+    src = _trained_expert_net(tmp_path)
+    data = tmp_path / "lab"
+    args = [str(src), str(tmp_path / "u.pt"), "--positions", "100", "--chunk", "50", "--ply", "0",
+            "--data", str(data), "--no-progress"]
+    assert distill_ply1.main(args + ["--label-only"]) == 0
+    (data / "chunk0001.npz").write_bytes(b"PK\x03\x04 cut short")
+    np.savez_compressed(data / "chunk0002.npz", boards=np.zeros((3, 30), np.int8))     # no targets
+    capsys.readouterr()
+    assert distill_ply1.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"distill_ply1: {data / 'chunk0001.npz'} is not a readable chunk of labels "
+                   f"(damaged, or not a .npz archive: BadZipFile)"]
+    assert not (tmp_path / "u.pt").exists()
+    (data / "chunk0001.npz").unlink()
+    (data / "chunk0002.npz").rename(data / "chunk0001.npz")
+    assert distill_ply1.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"distill_ply1: {data / 'chunk0001.npz'} is not a chunk of labels: it has no boards or no targets"]
 
 
 def test_a_fit_that_weighs_the_differences_between_siblings(tmp_path, capsys):
