@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +126,7 @@ def candidate_positions(agent, variant, games: int, seed: int, x, window, cache:
             z = np.load(cache)
             if np.array_equal(z["key"], key):
                 return z["rows"], z["values"], z["owners"]
-        except (OSError, ValueError, KeyError, EOFError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             # numpy's own text would suggest loading pickles: never show it, say what is wrong
             raise ValueError(f"--cache {cache}: not a positions file of this script (corrupt, "
                              f"or written by something else); delete it or name another file") from None

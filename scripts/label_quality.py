@@ -37,6 +37,7 @@ import argparse
 import json
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +140,18 @@ def reply_filter(text: str):
     return parse_filter_options({"reply_k": k, "reply_margin": margin})["reply"]
 
 
+def read_cache(path: str) -> dict:
+    """The arrays of a --cache file (the afterstates and gnubg's values at 0, 1 and 2 plies); a
+    file that is not one is a ValueError naming it, said before any slow work starts."""
+    names = ["boards", "gnubg0", "gnubg1", "gnubg2"]
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in names}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+        raise ValueError(f"--cache {path}: not a cache of this script (damaged, or written by something "
+                         f"else); delete it or name another file") from None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="label_quality.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--net", action="append", default=None, metavar="NAME=CHECKPOINT")
@@ -198,6 +211,7 @@ def main(argv=None) -> int:
         if replies and not args.two_ply:
             raise ValueError("--reply needs a --two-ply net")
         source = load_neural_agent(args.source, "standard")
+        cache = read_cache(args.cache) if args.cache and Path(args.cache).is_file() else None
     except (CheckpointError, ValueError, OSError) as e:
         print(f"label_quality: {e}", file=sys.stderr)
         return 2
@@ -232,10 +246,8 @@ def main(argv=None) -> int:
         noise[key] = noise_rows(values[key], again_values, parent, n)
         print(f"label_quality: {key} in {seconds[key]:.0f} s (and again for the noise)", flush=True)
     cached = None
-    if args.cache and Path(args.cache).is_file():
-        with np.load(args.cache) as z:
-            if z["boards"].shape == boards.shape and (z["boards"] == boards).all():
-                cached = {ply: z[f"gnubg{ply}"] for ply in (0, 1, 2)}
+    if cache is not None and cache["boards"].shape == boards.shape and (cache["boards"] == boards).all():
+        cached = {ply: cache[f"gnubg{ply}"] for ply in (0, 1, 2)}
     for ply in (0, 1, 2):
         t = time.time()
         values[f"gnubg {ply}-ply"] = cached[ply] if cached else afterstate_probs(boards, plies=ply)

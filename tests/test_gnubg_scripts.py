@@ -156,6 +156,10 @@ def test_compare_cube_at_match_scores_with_a_position_cache(capsys, tmp_path):
     assert compare_cube_gnubg.main(args[:7] + [str(bad)] + args[8:]) == 2
     err = capsys.readouterr().err
     assert "not a positions file" in err and "pickle" not in err and err.count("\n") == 1
+    bad.write_bytes(b"PK\x03\x04 cut short")              # a zip's first bytes, then nothing
+    assert compare_cube_gnubg.main(args[:7] + [str(bad)] + args[8:]) == 2
+    err = capsys.readouterr().err
+    assert "not a positions file" in err and err.count("\n") == 1
 
 
 @needs_gnubg

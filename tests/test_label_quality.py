@@ -51,6 +51,15 @@ def test_gnubg_plies_and_a_small_run(tmp_path, capsys):
     assert label_quality.main(small + ["--json", str(tmp_path / "again.json")]) == 0
     assert "(from --cache)" in capsys.readouterr().out
     assert json.loads((tmp_path / "again.json").read_text())["teachers"] == rep["teachers"]
+    # a --cache that is not one: one line, before any slow work, the file left alone
+    for junk in (b"not an archive", b"PK\x03\x04 cut short"):
+        bad = tmp_path / "bad.npz"
+        bad.write_bytes(junk)
+        assert label_quality.main(small[:-1] + [str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"label_quality: --cache {bad}: not a cache of this script (damaged, or written by "
+                       f"something else); delete it or name another file"]
+        assert bad.read_bytes() == junk
     assert rep["positions"] == 3 and rep["afterstates"] >= 6
     assert set(rep["teachers"]) == {"t 0-ply", "t 1-ply", "t 0+1", "gnubg 0-ply", "gnubg 1-ply"}
     assert all(0 <= r["agree"] <= 1 and r["pick_loss"] >= 0 for r in rep["teachers"].values())
