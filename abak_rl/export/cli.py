@@ -174,7 +174,7 @@ def hint_parser() -> argparse.ArgumentParser:
 
 
 def hint_main(argv: list[str], stdout=None) -> int:
-    from .hint import check_dice, cube_hint_for, format_cube_any, format_plays, play_hint, read_position
+    from .hint import check_dice, cube_hint_for, format_cube_any, format_plays, match_of, play_hint, read_position
     out = stdout or sys.stdout
     args = hint_parser().parse_args(argv)
     try:
@@ -200,7 +200,7 @@ def hint_main(argv: list[str], stdout=None) -> int:
         if dice is None:
             h = cube_hint_for(args, model, row)
         else:
-            h = play_hint(model, row, dice, ply=args.ply, top=args.top)
+            h = play_hint(model, row, dice, ply=args.ply, top=args.top, match=match_of(args))
     except ValueError as e:   # PositionError, PositionIdError, ExportError, CheckpointError
         print(f"abak-rl hint: {e}", file=sys.stderr)
         return 2

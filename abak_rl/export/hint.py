@@ -1,7 +1,8 @@
 """`abak-rl hint`: the legal plays of a position ranked by equity, or its cube decision.
 
 Like GNU Backgammon's hint: with dice, every legal play with its cubeless equity, the difference
-to the best play and the five outcome probabilities of the player to move; without dice, the
+to the best play and the five outcome probabilities of the player to move (at a match score,
+--match-length N --score A B, ranked by match-winning chance as evaluate and play choose); without dice, the
 cube decision before the roll (no double / double, take / double, pass) with the cubeful
 equities (Janowski, engine/cube.py): money play, or with --match-length N --score A B
 [--crawford] at a match score, in match-winning chances from the match equity table.
@@ -76,22 +77,47 @@ def check_dice(dice) -> tuple[int, int]:
     return int(dice[0]), int(dice[1])
 
 
-def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None = None) -> dict:
-    """The ranked plays as a JSON-ready dict."""
+def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None = None,
+              match: dict | None = None) -> dict:
+    """The ranked plays as a JSON-ready dict. With `match` ({"length", "score", "crawford",
+    "cube"}: the player to move's points first) the plays are ranked as evaluate and play choose
+    them at that score: by match-winning chance, the five outcomes mapped through the match
+    equity table with the cube's value (engine/cube.mwc_from_probs), the plays searched at `ply`
+    first; each play keeps its cubeless equity beside its MWC."""
     from ..io.position_json import rows_to_json
     ranked = model.rank_plays(row, dice, ply=ply)
+    mwc = {}
+    if match is not None:
+        from ..engine import cube as cube_math
+        length, score, cube = match["length"], match["score"], match.get("cube", 1)
+        check_match_args(length, score, match.get("crawford", False), cube)
+        met = cube_math.get_met(cube_math.DEFAULT_MET, length)
+        values = cube_math.mwc_from_probs(np.stack([r.probs for r in ranked]), length - score[0],
+                                          length - score[1], cube, met) if ranked else []
+        mwc = {id(r): float(v) for r, v in zip(ranked, values)}
+        ranked = sorted(ranked, key=lambda r: (r.ply != ply, -mwc[id(r)]))
     if top is not None:
         ranked = ranked[:top]
     best = ranked[0].equity if ranked else 0.0
     positions = rows_to_json(np.stack([r.board for r in ranked]), model.variant.name) if ranked else []
-    return {
-        "variant": model.variant.name, "dice": list(dice), "ply": ply, "model": model.source,
-        "plays": [{"rank": i + 1, "play": r.play, "equity": round(r.equity, 6),
-                   "diff": round(r.equity - best, 6), "ply": r.ply,
-                   "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, r.probs)},
-                   "afterstate": pos}
-                  for i, (r, pos) in enumerate(zip(ranked, positions))],
-    }
+    plays = [{"rank": i + 1, "play": r.play, "equity": round(r.equity, 6),
+              "diff": round(r.equity - best, 6), "ply": r.ply,
+              "probs": {k: round(float(v), 6) for k, v in zip(OUTPUTS, r.probs)},
+              "afterstate": pos}
+             for i, (r, pos) in enumerate(zip(ranked, positions))]
+    h = {"variant": model.variant.name, "dice": list(dice), "ply": ply, "model": model.source, "plays": plays}
+    if match is not None:
+        from ..engine.cube import DEFAULT_MET
+        best_mwc = mwc[id(ranked[0])] if ranked else 0.0
+        for play, r in zip(plays, ranked):
+            play["mwc"] = round(mwc[id(r)], 6)
+            play["mwc_diff"] = round(mwc[id(r)] - best_mwc, 6)
+        length, score = match["length"], match["score"]
+        h["match"] = {"length": int(length), "score": [int(x) for x in score],
+                      "away": [int(length - score[0]), int(length - score[1])],
+                      "crawford": bool(match.get("crawford", False)), "cube": int(match.get("cube", 1)),
+                      "met": DEFAULT_MET}
+    return h
 
 
 def cube_hint(model: Model, row: np.ndarray, owner: str = "centred", ply: int = 0,
@@ -156,18 +182,29 @@ def match_cube_hint(model: Model, row: np.ndarray, length: int, score, crawford:
 def add_match_arguments(p) -> None:
     """The hint parser's match options (export/cli.py)."""
     p.add_argument("--match-length", type=int, metavar="N",
-                   help="cube decision at a match score: a match to N points (with --score)")
+                   help="at a match score: a match to N points (with --score); the cube decision, or "
+                        "with --dice the plays ranked by match-winning chance")
     p.add_argument("--score", nargs=2, type=int, metavar=("MOVER", "OPPONENT"),
                    help="the match score, the player to move's points first")
     p.add_argument("--crawford", action="store_true", help="this is the Crawford game")
     p.add_argument("--cube-value", type=int, default=1, help="the cube's value (default 1)")
 
 
-def cube_hint_for(args, model: Model, row: np.ndarray) -> dict:
-    """The cube hint the parsed arguments ask for: money, or at a match score."""
+def match_of(args) -> dict | None:
+    """The match state the parsed arguments give (None: money play); --score, --crawford and
+    --cube-value without --match-length are an error, not silently dropped."""
     if args.match_length is None:
         if args.score is not None or args.crawford or args.cube_value != 1:
             raise ValueError("--score, --crawford and --cube-value need --match-length N")
+        return None
+    check_match_args(args.match_length, args.score, args.crawford, args.cube_value)
+    return {"length": args.match_length, "score": list(args.score), "crawford": args.crawford,
+            "cube": args.cube_value}
+
+
+def cube_hint_for(args, model: Model, row: np.ndarray) -> dict:
+    """The cube hint the parsed arguments ask for: money, or at a match score."""
+    if match_of(args) is None:
         return cube_hint(model, row, owner=args.cube_owner, ply=args.ply)
     return match_cube_hint(model, row, args.match_length, args.score, args.crawford,
                            owner=args.cube_owner, cube=args.cube_value, ply=args.ply)
@@ -222,15 +259,28 @@ def _probs_cells(p: dict) -> str:
 
 def format_plays(h: dict, header: str = "") -> str:
     lines = [header] if header else []
-    lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
-                 f"{len(h['plays'])} play(s) shown; equity and probabilities of the player to move")
+    m = h.get("match")
+    if m is None:
+        lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
+                     f"{len(h['plays'])} play(s) shown; equity and probabilities of the player to move")
+    else:
+        lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
+                     f"{len(h['plays'])} play(s) shown; {m['length']}-point match, score "
+                     f"{m['score'][0]}-{m['score'][1]} ({m['away'][0]}-away, {m['away'][1]}-away)"
+                     + (", Crawford game" if m["crawford"] else "") + f", cube {m['cube']}; ranked by "
+                     f"match-winning chance ({m['met']} table), cubeless equity beside it")
     width = max([len("Play")] + [len(p["play"] or "(no play)") for p in h["plays"]])
-    lines.append(f"  #  {'Play':<{width}}  Equity    Diff   " + " ".join(f"{c:>6}" for c in HEADS))
+    value = "   MWC     Diff   Equity " if m is not None else "  Equity    Diff   "
+    lines.append(f"  #  {'Play':<{width}}{value}" + " ".join(f"{c:>6}" for c in HEADS))
     for p in h["plays"]:
-        diff = "" if p["rank"] == 1 else f"{p['diff']:+.3f}"
         lower = f"  ({p['ply']}-ply)" if p.get("ply", h["ply"]) != h["ply"] else ""   # dropped by the move filter
-        lines.append(f"{p['rank']:>3}  {p['play'] or '(no play)':<{width}}  {p['equity']:+.3f}  "
-                     f"{diff:>6}   {_probs_cells(p['probs'])}{lower}")
+        if m is None:
+            diff = "" if p["rank"] == 1 else f"{p['diff']:+.3f}"
+            cells = f"{p['equity']:+.3f}  {diff:>6}"
+        else:
+            diff = "" if p["rank"] == 1 else f"{100 * p['mwc_diff']:+.2f}%"
+            cells = f"{100 * p['mwc']:6.2f}%  {diff:>7}  {p['equity']:+.3f}"
+        lines.append(f"{p['rank']:>3}  {p['play'] or '(no play)':<{width}}  {cells}   {_probs_cells(p['probs'])}{lower}")
     return "\n".join(lines)
 
 
