@@ -47,6 +47,9 @@ the screen's best; agents/search.Screen; GNU Backgammon's pruning nets): a small
 trials of 6 half-moves at 0-ply, the first roll stratified, the last afterstate valued by the
 net; `4x6vr` with variance reduction; a --screen picks their plays; docs/training.md says what
 they cost and how noisy they are).
+Each chunk records which of its afterstates are siblings (`group`: one roll's plays from one
+position); `--sibling-weight W` adds to the fit's loss W times the error left once each group's
+mean error is taken off (measured: no gain at W = 1 or 4; docs/training.md).
 Otherwise OUT is the
 input checkpoint with the fitted weights (everything else kept), so it plays as
 `agent=checkpoint:OUT` and `abak-rl train resume=OUT` continues TD learning from it. This is "learning beyond 0-ply TD" in its
