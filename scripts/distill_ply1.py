@@ -587,6 +587,11 @@ def main(argv=None) -> int:
         kind = "rollout"
     else:
         kind = int(next(iter(by_ply)))
+    # the fits this net went through before (a fine-tune of a student keeps the student's own
+    # record, so its card says every step: the teacher's 1-ply labels, then its own 2-ply ones)
+    before = student_data.get("distilled")
+    earlier = [] if not before else [{k: v for k, v in before.items() if k != "earlier"},
+                                     *before.get("earlier", [])]
     new["distilled"] = {"from": str(data["path"]), "ply": kind,
                         "labels_by_ply": by_ply, "labels_by_teacher": teachers,
                         "rollouts": count_labels(files, chunk_rollout),
@@ -595,7 +600,8 @@ def main(argv=None) -> int:
                         "plays": count_labels(files, chunk_plays), "positions": args.positions, "epochs": args.epochs,
                         "lr": args.lr, "batch": args.batch, "seed": args.seed, "all_plays": args.all_plays,
                         "explored_labels": explored_labels(files),
-                        "student": str(student_data["path"]) if args.student else None, **report}
+                        "student": str(student_data["path"]) if args.student else None, **report,
+                        **({"earlier": earlier} if earlier else {})}
     save_checkpoint(out, new)
     print(f"distill_ply1: wrote {out}")
     return 0

@@ -174,7 +174,24 @@ def test_a_students_card_names_it_and_says_how_it_was_fitted(tmp_path):
     assert card["name"] == "my-student"
     d = card["training"]["distilled"]
     assert d["from"] == str(src) and d["ply"] == 1 and d["all_plays"] and d["samples"] + d["held_out"] == 200
-    assert d["loss_epoch1"] < d["loss_before"]
+    assert d["loss_epoch1"] < d["loss_before"] and "earlier" not in d
+    # a fine-tune of that student keeps the student's own fit as its first earlier step, so the
+    # card tells the whole recipe (teacher's labels, then the student's own)
+    ft = tmp_path / "ft" / "latest.pt"
+    ft.parent.mkdir()
+    assert distill_ply1.main([str(out), str(ft), "--positions", "100", "--chunk", "100", "--epochs", "1",
+                              "--batch", "32", "--no-progress", "--all-plays", "--top", "3", "--ply", "0",
+                              "--data", str(tmp_path / "ftlab")]) == 0
+    ft2 = tmp_path / "ft2.pt"
+    assert distill_ply1.main([str(ft), str(ft2), "--positions", "100", "--epochs", "1", "--batch", "32",
+                              "--no-progress", "--all-plays", "--top", "3", "--ply", "0",
+                              "--data", str(tmp_path / "ftlab")]) == 0
+    card = export_checkpoint(str(ft2), ["safetensors"], str(tmp_path / "exp2"), verify=0)
+    d2 = card["training"]["distilled"]
+    assert d2["from"] == str(ft) and d2["ply"] == 0
+    assert [e["from"] for e in d2["earlier"]] == [str(out), str(src)]
+    assert d2["earlier"][1]["student"] == str(tmp_path / "w" / "ckpt" / "fresh" / "latest.pt")
+    assert all("earlier" not in e for e in d2["earlier"])
 
 
 def _top_plays_by_hand(scorer, after, n: int, top: int) -> list:
