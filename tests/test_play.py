@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
+
+import numpy as np
 
 import pytest
 
@@ -194,3 +197,84 @@ def test_abak_board_has_a_legend_of_the_classes():
     pic = diagram(get_variant("abak").initial_boards(1)[0], "abak")
     assert "S soldier, G general, D druid, K guard, O odd wounded, E even wounded" in pic
     assert "soldier" not in diagram(get_variant("standard").initial_boards(1)[0], "standard")
+
+
+def test_a_match_is_played_to_its_length_with_the_crawford_rule(bot):
+    """--match-length 3 (seed 8: 2-0, then 2-1, then 3-1): games until one side has 3 points, each
+    game's points added to the score shown, the Crawford game (the first at 1-away) without the
+    cube, after it a leader at 1-away never offered the cube; a new game id per game, so the seed
+    replays the match."""
+    rc, out = play(bot, ["--seed", "8", "--match-length", "3"], roll="")
+    assert rc == 0
+    assert "3-point match with the cube" in out.splitlines()[0]
+    scores = [tuple(int(x) for x in re.match(r"Score: you (\d+), the bot (\d+)", line).groups())
+              for line in out.splitlines() if line.startswith("Score: you ")]
+    assert scores == [(2, 0), (2, 1), (3, 1)]
+    assert out.rstrip().splitlines()[-1] == "You win the match 3-1 after 3 games."
+    games = out.split("\nGame ")[1:]
+    assert [g.splitlines()[0] for g in games] == [
+        "1: you 0, the bot 0 (3-point match)",
+        "2: you 2, the bot 0 (3-point match, the Crawford game: no cube)",
+        "3: you 2, the bot 1 (3-point match)"]
+    assert "press Enter to roll" in games[0]                 # the human may double in game 1
+    for g in games[1:]:                                      # Crawford, then the human at 1-away
+        assert "press Enter to roll" not in g
+    assert "doubles" not in games[1]
+    assert play(bot, ["--seed", "8", "--match-length", "3"], roll="")[1] == out
+
+
+def test_in_a_match_the_bot_plays_and_hints_by_match_winning_chance(bot):
+    """The hint in a match gives match-winning chances; a bad length is one line."""
+    rc, out = play(bot, ["--seed", "1", "--match-length", "5"], script=["", "hint"], limit=4)
+    assert rc == 0 and "match-winning chance" in out and "Leaving the game" in out
+    for bad in ("-1", "26"):
+        err = io.StringIO()
+        sys_err, sys.stderr = sys.stderr, err
+        try:
+            assert play_main(["--model", str(bot), "--match-length", bad]) == 2
+        finally:
+            sys.stderr = sys_err
+        assert err.getvalue().count("\n") == 1 and "--match-length must be from 1 to 25" in err.getvalue()
+
+
+def test_a_dead_cube_is_not_offered_in_a_match(bot):
+    """In a match the cube may be turned only when match_cube_available says so: not in the
+    Crawford game, and not once its value covers what the player to move needs."""
+    from abak_rl.engine.cube import CubeState
+    from abak_rl.export.play import BOT, HUMAN, TerminalGame
+    from abak_rl.inference import load_exported
+    game = TerminalGame(load_exported(str(bot)), 1, match_length=3, stdin=io.StringIO(), stdout=io.StringIO())
+    game.score = [1, 0]                                  # the human 2-away, the bot 3-away
+    assert game.may_double(HUMAN) and game.may_double(BOT)
+    game.cube = CubeState.centred(1)
+    game.cube.take(np.array([0]), np.array([HUMAN]))     # the human owns a 2-cube: dead for it at 2-away
+    assert not game.may_double(HUMAN) and not game.may_double(BOT)
+    game.cube = CubeState.centred(1)
+    game.cube.take(np.array([0]), np.array([BOT]))       # the bot owns it at 3-away: it may redouble
+    assert game.may_double(BOT) and not game.may_double(HUMAN)
+    game.cube, game.score, game.crawford = CubeState.centred(1), [2, 0], True
+    assert not game.may_double(HUMAN) and not game.may_double(BOT)
+    money = TerminalGame(load_exported(str(bot)), 1, cube=True, stdin=io.StringIO(), stdout=io.StringIO())
+    money.cube.take(np.array([0]), np.array([HUMAN]))
+    assert money.may_double(HUMAN)                       # money play has no dead cube
+
+
+def test_the_bots_play_in_a_match_is_the_hints_best_by_match_winning_chance(bot):
+    """bot_play at a match score picks the play that play_hint ranks first by MWC at that score
+    (seen from the bot), and in a money game the one ranked first by equity."""
+    from abak_rl.export.hint import play_hint
+    from abak_rl.export.play import TerminalGame
+    from abak_rl.inference import load_exported
+    model = load_exported(str(bot))
+    v = model.variant
+    board = v.flip(v.legal_afterstates(v.initial_boards(1), np.array([[6, 4]], np.int8)).boards[:1])[0]
+    for dice in ([3, 1], [4, 2], [5, 3]):               # rolls whose best play differs from money's here
+        d = np.array(dice, np.int8)
+        after = v.legal_afterstates(board[None], d[None], with_plays=True)
+        game = TerminalGame(model, 1, match_length=5, stdin=io.StringIO(), stdout=io.StringIO())
+        game.score = [3, 0]                                  # the bot trails 0-3: 5-away against 2-away
+        best = play_hint(model, board, dice, match={"length": 5, "score": [0, 3], "cube": 1})["plays"][0]
+        assert after.plays[game.bot_play(board, d, after)] == best["play"]
+        money = TerminalGame(model, 1, stdin=io.StringIO(), stdout=io.StringIO())
+        by_equity = play_hint(model, board, dice)["plays"][0]["play"]
+        assert after.plays[money.bot_play(board, d, after)] == by_equity != best["play"]

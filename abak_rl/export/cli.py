@@ -219,12 +219,15 @@ def hint_main(argv: list[str], stdout=None) -> int:
 # ----------------------------------------------------------------------------- play
 
 def play_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="abak-rl play", description="Play a game against the bot in the terminal.")
+    p = argparse.ArgumentParser(prog="abak-rl play", description="Play a game, or a match, against the bot in the terminal.")
     p.add_argument("--model", help="export folder, .onnx/.safetensors file, or checkpoint "
                                    "(default: the pretrained bot of the variant)")
     p.add_argument("--variant", help="variant to play (default: the model's; standard without --model)")
     p.add_argument("--seed", type=int, help="dice seed (default: random; printed so a game can be replayed)")
     p.add_argument("--cube", action="store_true", help="money game with the doubling cube")
+    p.add_argument("--match-length", type=int, default=0, metavar="N",
+                   help="play a match to N points with the cube (the Crawford rule; the bot plays and "
+                        "doubles by match-winning chance)")
     p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="the bot's look-ahead (default 0)")
     p.add_argument("--backend", default="auto", choices=("auto", "safetensors", "onnx"))
     return p
@@ -237,12 +240,18 @@ def play_main(argv: list[str], stdin=None, stdout=None) -> int:
     try:
         if args.seed is not None and args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
+        from ..engine import cube as cube_math
+        longest = cube_math.load_met(cube_math.DEFAULT_MET).length
+        if not 0 <= args.match_length <= longest:
+            raise ValueError(f"--match-length must be from 1 to {longest}, the {cube_math.DEFAULT_MET} match "
+                             f"equity table's longest match (0: a money game), got {args.match_length}")
         model = open_model(args.model, variant=args.variant, backend=args.backend)
     except ValueError as e:
         print(f"abak-rl play: {e}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    game = TerminalGame(model, seed, cube=args.cube, ply=args.ply, stdin=stdin, stdout=out)
+    game = TerminalGame(model, seed, cube=args.cube, ply=args.ply, stdin=stdin, stdout=out,
+                        match_length=args.match_length)
     try:
         game.run()
     except Quit as e:

@@ -1,4 +1,4 @@
-"""`abak-rl play`: one game against the bot in the terminal.
+"""`abak-rl play`: a game, or a match, against the bot in the terminal.
 
 The human is X (upper case in Abak) and always sees the board from its own side; the bot is O.
 The board is drawn after every move (io/diagram.py). On its turn the human sees the dice and
@@ -10,9 +10,15 @@ checkers, so it is accepted when exactly one legal afterstate fits). Dice show h
 commands: `hint` (the bot's top plays for you), `board`, `list`, `help`, `quit`. With --cube the human
 may type `double` before rolling; the bot takes or drops with Janowski's rule on its own
 evaluation (agents/cube_policies.py JanowskiCube), and doubles the human when that rule says so.
+With --match-length N the two play a match to N points with the cube, as evaluate plays one
+(engine/matchplay.py): each game's points capped at what its winner needs, the Crawford game
+without the cube, the bot's cube decisions in match-winning chances at the score and its
+checker plays by match-winning chance (the match equity table of engine/cube.py); `hint` then
+ranks the human's plays by match-winning chance too.
 
 End of input (Ctrl-D) or `quit` leaves at once (exit status 0); Ctrl-C too (exit status 130).
-Dice come from engine/dice.py with the given --seed (game id 0), so a seed replays a game.
+Dice come from engine/dice.py with the given --seed (game k of a match has game id k), so a
+seed replays a game or a whole match.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import sys
 import numpy as np
 
 from ..engine import dice as dice_mod
+from ..engine import cube as cube_math
 from ..engine.cube import CENTRED, CubeContext, CubeState
 from ..inference import Model
 
@@ -142,12 +149,19 @@ def _isatty(stream) -> bool:
 
 class TerminalGame:
     def __init__(self, model: Model, seed: int, *, cube: bool = False, ply: int = 0,
-                 stdin=None, stdout=None, x="auto"):
+                 stdin=None, stdout=None, x="auto", match_length: int = 0):
         self.model, self.variant, self.seed, self.ply = model, model.variant, int(seed), ply
         self.stdin, self.out = stdin or sys.stdin, stdout or sys.stdout
-        self.cube_on = cube
+        if match_length < 0:
+            raise ValueError(f"--match-length must be at least 1, got {match_length}")
+        self.match_length = int(match_length)
+        self.cube_on = cube or bool(match_length)         # a match is played with the cube
         self.cube = CubeState.centred(1)
-        if cube:
+        self.score = [0, 0]                                # human, bot
+        self.crawford = self.crawford_done = False
+        if self.match_length:
+            self.met = cube_math.get_met(cube_math.DEFAULT_MET, self.match_length)
+        if self.cube_on:
             # x="auto": the cube efficiency of each position's class (engine/cube.py); the cube
             # looks as far ahead as the bot's play does (--ply)
             self.cube_policy = model.cube_policy(x, ply)
@@ -178,17 +192,58 @@ class TerminalGame:
         if self.cube_on:
             owner = {CENTRED: "centred", HUMAN: "yours", BOT: "the bot's"}[int(self.cube.owner[0])]
             cube = f"; cube {int(self.cube.value[0])} ({owner})"
+        if self.match_length:
+            cube += (f"; {self.match_length}-point match, you {self.score[HUMAN]}, the bot {self.score[BOT]}"
+                     + (", Crawford game" if self.crawford else ""))
         lines[0] = f" {self.variant.name}: you are X, the bot is O{cube}" + (f" -- {note}" if note else "")
         self.say("\n".join(lines))
 
     # -- cube ------------------------------------------------------------------------------------
-    def _ctx(self, mover: int) -> CubeContext:
+    def _rel_owner(self, mover: int) -> int:
         owner = int(self.cube.owner[0])
-        rel = 0 if owner == CENTRED else (1 if owner == mover else -1)
-        return CubeContext(value=self.cube.value.copy(), owner=np.array([rel]))
+        return 0 if owner == CENTRED else (1 if owner == mover else -1)
+
+    def _away(self, mover: int) -> tuple[int, int]:
+        """Points the mover and its opponent still need."""
+        return self.match_length - self.score[mover], self.match_length - self.score[1 - mover]
+
+    def _ctx(self, mover: int) -> CubeContext:
+        rel = np.array([self._rel_owner(mover)])
+        if not self.match_length:
+            return CubeContext(value=self.cube.value.copy(), owner=rel)
+        away, opp_away = self._away(mover)
+        return CubeContext(value=self.cube.value.copy(), owner=rel, away=np.array([away]),
+                           opp_away=np.array([opp_away]), met=self.met, crawford=np.array([self.crawford]))
 
     def may_double(self, mover: int) -> bool:
-        return self.cube_on and bool(self.cube.may_double(np.array([mover]))[0])
+        if not (self.cube_on and bool(self.cube.may_double(np.array([mover]))[0])):
+            return False
+        if not self.match_length:
+            return True
+        away, opp_away = self._away(mover)       # not in the Crawford game, not a dead cube
+        return bool(cube_math.match_cube_available(away, opp_away, int(self.cube.value[0]),
+                                                   self._rel_owner(mover), self.crawford))
+
+    def _match(self, mover: int) -> dict | None:
+        """The match state for hint.play_hint (None in a money game)."""
+        if not self.match_length:
+            return None
+        return {"length": self.match_length, "score": [self.score[mover], self.score[1 - mover]],
+                "crawford": self.crawford, "cube": int(self.cube.value[0])}
+
+    def bot_play(self, board: np.ndarray, dice: np.ndarray, after) -> int:
+        """The bot's play: by equity, or in a match by match-winning chance at the score (as
+        evaluate's match play chooses)."""
+        if not self.match_length:
+            return int(self.model.choose(board[None], dice[None], after, ply=self.ply)[0])
+        from ..inference import ExportedAgent
+        away, opp_away = self._away(BOT)
+        value, met = int(self.cube.value[0]), self.met
+
+        def utility(probs, parent):
+            return cube_math.mwc_from_probs(probs, away, opp_away, value, met)
+        return int(ExportedAgent(self.model, self.ply).choose(self.variant, board[None], dice[None], after,
+                                                               utility=utility)[0])
 
     # -- turns -----------------------------------------------------------------------------------
     def human_turn(self, board: np.ndarray, dice: np.ndarray) -> int:
@@ -218,9 +273,12 @@ class TerminalGame:
                 self.draw(board, HUMAN, note=f"you rolled {d}")
                 continue
             if low == "hint":
-                ranked = self.model.rank_plays(board, dice, ply=self.ply)
-                for r in ranked[:3]:
-                    self.say(f"  {plays.index(r.play) + 1:>3}. {r.play:<24} equity {r.equity:+.3f}")
+                from .hint import play_hint
+                h = play_hint(self.model, board, dice, ply=self.ply, top=3, match=self._match(HUMAN))
+                for r in h["plays"]:
+                    value = (f"match-winning chance {100 * r['mwc']:.2f}%, " if "mwc" in r else "") + \
+                        f"equity {r['equity']:+.3f}"
+                    self.say(f"  {plays.index(r['play']) + 1:>3}. {r['play']:<24} {value}")
                 continue
             if low == "double":
                 self.say("You can double only before rolling" + ("" if self.cube_on else " (start with --cube)"))
@@ -272,15 +330,43 @@ class TerminalGame:
             self.say(f"Not accepted: {line!r}; type take or pass")
 
     def run(self) -> dict:
-        """Play the game; returns {'winner': 'you'|'bot', 'points': n, 'turns': t}."""
+        """Play the game, or the match; returns {'winner': 'you'|'bot', 'points': n, 'turns': t}
+        (a match: also 'score' [you, bot] and 'games')."""
+        what = (f", {self.match_length}-point match with the cube" if self.match_length
+                else ", money game with the cube" if self.cube_on else "")
+        self.say(f"abak-rl play: {self.variant.name}, seed {self.seed}, bot {self.model.source} "
+                 f"({self.ply}-ply){what}")
+        if not self.match_length:
+            return self.play_game()
+        games = 0
+        while max(self.score) < self.match_length:
+            need = [self.match_length - s for s in self.score]
+            self.crawford = 1 in need and not self.crawford_done       # the first game at 1-away
+            self.crawford_done = self.crawford_done or 1 in need
+            self.cube = CubeState.centred(1)
+            self.ids = np.array([games], dtype=np.int64)
+            games += 1
+            self.say(f"Game {games}: you {self.score[HUMAN]}, the bot {self.score[BOT]} "
+                     f"({self.match_length}-point match{', the Crawford game: no cube' if self.crawford else ''})")
+            end = self.play_game()
+            winner = HUMAN if end["winner"] == "you" else BOT
+            self.score[winner] += min(end["points"], need[winner])
+            self.say(f"Score: you {self.score[HUMAN]}, the bot {self.score[BOT]} ({self.match_length}-point match)")
+        winner = HUMAN if self.score[HUMAN] >= self.match_length else BOT
+        who = "You win" if winner == HUMAN else "The bot wins"
+        self.say(f"{who} the match {self.score[winner]}-{self.score[1 - winner]} after {games} game"
+                 f"{'s' if games != 1 else ''}.")
+        return {"winner": "you" if winner == HUMAN else "bot", "points": self.score[winner],
+                "score": list(self.score), "games": games, "turns": None}
+
+    def play_game(self) -> dict:
+        """One game; returns {'winner': 'you'|'bot', 'points': n, 'turns': t}."""
         v = self.variant
         first, opening, used = dice_mod.opening_rolls(self.seed, self.ids)
         counter = int(used[0])
         mover = int(first[0])          # seat 0 = human
         dice = opening[0]
         board = v.initial_boards(1)[0]
-        self.say(f"abak-rl play: {v.name}, seed {self.seed}, bot {self.model.source} "
-                 f"({self.ply}-ply){', money game with the cube' if self.cube_on else ''}")
         self.say(f"Opening roll: you {opening[0][0 if mover == HUMAN else 1]}, bot "
                  f"{opening[0][1 if mover == HUMAN else 0]}: {'you start' if mover == HUMAN else 'the bot starts'}")
         self.draw(board, mover, note="starting position")
@@ -302,7 +388,7 @@ class TerminalGame:
                 note = f"you played {play or '(no play)'} with {dice_text(dice)}"
             else:
                 after = v.legal_afterstates(board[None], dice[None], with_plays=True)
-                k = int(self.model.choose(board[None], dice[None], after, ply=self.ply)[0])
+                k = self.bot_play(board, dice, after)
                 play, new = after.plays[k], after.boards[k]
                 note = f"the bot rolled {dice_text(dice)} and played {play or '(no play)'} (its own point numbers)"
             turns += 1
