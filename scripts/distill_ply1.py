@@ -389,10 +389,10 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     order = rng.permutation(len(boards))
     n_val = min(20_000, len(boards) // 50)
     val, train = torch.from_numpy(order[:n_val]), order[n_val:]
-    group = None
+    sibling_group = None
     if sibling_weight > 0:
         chunk_of = np.concatenate([np.full(len(p["boards"]), i, dtype=np.int64) for i, p in enumerate(parts)])
-        group = np.unique(chunk_of << 32 | np.concatenate([p["group"] for p in parts]).astype(np.int64),
+        sibling_group = np.unique(chunk_of << 32 | np.concatenate([p["group"] for p in parts]).astype(np.int64),
                           return_inverse=True)[1].reshape(-1)
     net = scorer.net
 
@@ -409,17 +409,18 @@ def fit(scorer, files: list[Path], epochs: int, lr: float, batch: int, seed: int
     net.train()
     for epoch in range(epochs):
         perm = rng.permutation(train)
-        if group is not None:                        # whole groups in a random order, kept together
-            perm = perm[np.argsort(rng.permutation(int(group.max()) + 1)[group[perm]], kind="stable")]
+        if sibling_group is not None:                # whole groups in a random order, kept together
+            key = rng.permutation(int(sibling_group.max()) + 1)[sibling_group[perm]]
+            perm = perm[np.argsort(key, kind="stable")]
         for s in range(steps):
-            for group_ in opt.param_groups:
-                group_["lr"] = lr * (1 - (epoch * steps + s) / total)
+            for group in opt.param_groups:
+                group["lr"] = lr * (1 - (epoch * steps + s) / total)
             rows = perm[s * batch:(s + 1) * batch]
             idx = torch.from_numpy(rows)
             err = routed(net, x[idx]) - target[idx]
             loss = 0.5 * (err ** 2).sum(-1).mean()
-            if group is not None:
-                loss = loss + sibling_weight * sibling_loss(err, group[rows])
+            if sibling_group is not None:
+                loss = loss + sibling_weight * sibling_loss(err, sibling_group[rows])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -396,8 +396,8 @@ def test_the_neural_agent_plays_by_the_utility_it_is_handed(tmp_path):
     assert (pick != plain).any()
     # at a match score the MWC utility is what play_cubeful hands it
     met = load_met()
-    from abak_rl.engine.matchplay import _match_utility
-    u = _match_utility(met, np.full(20, 1), np.full(20, 5), np.ones(20, int))
+    from abak_rl.engine.matchplay import match_utility
+    u = match_utility(met, np.full(20, 1), np.full(20, 5), np.ones(20, int))
     mwc_pick = agent.choose(v, boards, dice, after, utility=u)
     want = mwc_from_probs(seen["probs"], np.ones(len(after), int), np.full(len(after), 5),
                           np.ones(len(after), int), met)

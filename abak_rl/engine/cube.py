@@ -90,6 +90,14 @@ def match_award(points: np.ndarray, winner_away: np.ndarray) -> np.ndarray:
     return np.minimum(points, winner_away)
 
 
+def crawford_game(need: np.ndarray, crawford_done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(is the next game the Crawford game, has it been reached) for matches where the players
+    still need `need` [.., 2] points: the Crawford game is the first game with a player at
+    1-away; every game after it is post-Crawford."""
+    one_away = (np.asarray(need) == 1).any(axis=-1)
+    return one_away & ~np.asarray(crawford_done, dtype=bool), np.asarray(crawford_done, dtype=bool) | one_away
+
+
 @dataclass
 class CubeContext:
     """Cube and match state of each position, seen from the player to move.

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dice as dice_mod
-from .cube import CENTRED, CubeContext, game_points, get_met, match_award, mwc_from_probs
+from .cube import CENTRED, CubeContext, crawford_game, game_points, get_met, match_award, mwc_from_probs
 from .deadlock import turn_result
 from .game import subset_afterstates
 
@@ -87,10 +87,7 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
         owner[slots] = CENTRED
         first_turn[slots] = True
         if match_length:
-            need = match_length - score[slots]
-            one_away = (need == 1).any(axis=1)
-            crawford[slots] = one_away & ~crawford_done[slots]
-            crawford_done[slots] |= one_away
+            crawford[slots], crawford_done[slots] = crawford_game(match_length - score[slots], crawford_done[slots])
 
     def end_games(slots: np.ndarray, winner: np.ndarray, pts: np.ndarray) -> None:
         if match_length:
@@ -159,7 +156,7 @@ def play_cubeful(variant, agents, policies, n: int, seed: int, *, match_length: 
                     slots = live[sel]
                     pick = np.asarray(agents[seat].choose(
                         variant, b[sel], dice[live][sel], sub,
-                        utility=_match_utility(met, match_length - score[slots, seat],
+                        utility=match_utility(met, match_length - score[slots, seat],
                                                match_length - score[slots, 1 - seat], value[slots])))
                 else:
                     pick = np.asarray(agents[seat].choose(variant, b[sel], dice[live][sel], sub))
@@ -208,9 +205,10 @@ def _accepts_utility(agent) -> bool:
         return False
 
 
-def _match_utility(met, away, opp_away, cube):
+def match_utility(met, away, opp_away, cube):
     """utility(probs [m, 5], parent [m]) -> match-winning chance of each afterstate for the
-    player who made it, at its position's score (away, opp_away per position) and cube."""
+    player who made it, at its position's score (away, opp_away, cube: arrays, one entry per
+    position) with a dead cube; what match-aware agents choose by (here and in `abak-rl play`)."""
     def utility(probs, parent):
         return mwc_from_probs(probs, away[parent], opp_away[parent], cube[parent], met)
     return utility

@@ -86,7 +86,7 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
     first; each play keeps its cubeless equity beside its MWC."""
     from ..io.position_json import rows_to_json
     ranked = model.rank_plays(row, dice, ply=ply)
-    mwc = {}
+    mwc = []
     if match is not None:
         from ..engine import cube as cube_math
         length, score, cube = match["length"], match["score"], match.get("cube", 1)
@@ -94,10 +94,10 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
         met = cube_math.get_met(cube_math.DEFAULT_MET, length)
         values = cube_math.mwc_from_probs(np.stack([r.probs for r in ranked]), length - score[0],
                                           length - score[1], cube, met) if ranked else []
-        mwc = {id(r): float(v) for r, v in zip(ranked, values)}
-        ranked = sorted(ranked, key=lambda r: (r.ply != ply, -mwc[id(r)]))
+        order = sorted(range(len(ranked)), key=lambda i: (ranked[i].ply != ply, -values[i]))
+        ranked, mwc = [ranked[i] for i in order], [float(values[i]) for i in order]
     if top is not None:
-        ranked = ranked[:top]
+        ranked, mwc = ranked[:top], mwc[:top]
     best = ranked[0].equity if ranked else 0.0
     positions = rows_to_json(np.stack([r.board for r in ranked]), model.variant.name) if ranked else []
     plays = [{"rank": i + 1, "play": r.play, "equity": round(r.equity, 6),
@@ -108,10 +108,9 @@ def play_hint(model: Model, row: np.ndarray, dice, ply: int = 0, top: int | None
     h = {"variant": model.variant.name, "dice": list(dice), "ply": ply, "model": model.source, "plays": plays}
     if match is not None:
         from ..engine.cube import DEFAULT_MET
-        best_mwc = mwc[id(ranked[0])] if ranked else 0.0
-        for play, r in zip(plays, ranked):
-            play["mwc"] = round(mwc[id(r)], 6)
-            play["mwc_diff"] = round(mwc[id(r)] - best_mwc, 6)
+        for play, value in zip(plays, mwc):
+            play["mwc"] = round(value, 6)
+            play["mwc_diff"] = round(value - mwc[0], 6)
         length, score = match["length"], match["score"]
         h["match"] = {"length": int(length), "score": [int(x) for x in score],
                       "away": [int(length - score[0]), int(length - score[1])],
@@ -197,8 +196,7 @@ def match_of(args) -> dict | None:
         if args.score is not None or args.crawford or args.cube_value != 1:
             raise ValueError("--score, --crawford and --cube-value need --match-length N")
         return None
-    check_match_args(args.match_length, args.score, args.crawford, args.cube_value)
-    return {"length": args.match_length, "score": list(args.score), "crawford": args.crawford,
+    return {"length": args.match_length, "score": args.score, "crawford": args.crawford,   # checked by the hints
             "cube": args.cube_value}
 
 
@@ -260,15 +258,12 @@ def _probs_cells(p: dict) -> str:
 def format_plays(h: dict, header: str = "") -> str:
     lines = [header] if header else []
     m = h.get("match")
-    if m is None:
-        lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
-                     f"{len(h['plays'])} play(s) shown; equity and probabilities of the player to move")
-    else:
-        lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
-                     f"{len(h['plays'])} play(s) shown; {m['length']}-point match, score "
-                     f"{m['score'][0]}-{m['score'][1]} ({m['away'][0]}-away, {m['away'][1]}-away)"
-                     + (", Crawford game" if m["crawford"] else "") + f", cube {m['cube']}; ranked by "
-                     f"match-winning chance ({m['met']} table), cubeless equity beside it")
+    what = ("equity and probabilities of the player to move" if m is None else
+            f"{m['length']}-point match, score {m['score'][0]}-{m['score'][1]} ({m['away'][0]}-away, "
+            f"{m['away'][1]}-away)" + (", Crawford game" if m["crawford"] else "") + f", cube {m['cube']}; "
+            f"ranked by match-winning chance ({m['met']} table), cubeless equity beside it")
+    lines.append(f"{h['variant']}, dice {h['dice'][0]}-{h['dice'][1]}, {h['ply']}-ply, "
+                 f"{len(h['plays'])} play(s) shown; {what}")
     width = max([len("Play")] + [len(p["play"] or "(no play)") for p in h["plays"]])
     value = "   MWC     Diff   Equity " if m is not None else "  Equity    Diff   "
     lines.append(f"  #  {'Play':<{width}}{value}" + " ".join(f"{c:>6}" for c in HEADS))

@@ -236,12 +236,10 @@ class TerminalGame:
         evaluate's match play chooses)."""
         if not self.match_length:
             return int(self.model.choose(board[None], dice[None], after, ply=self.ply)[0])
+        from ..engine.matchplay import match_utility
         from ..inference import ExportedAgent
         away, opp_away = self._away(BOT)
-        value, met = int(self.cube.value[0]), self.met
-
-        def utility(probs, parent):
-            return cube_math.mwc_from_probs(probs, away, opp_away, value, met)
+        utility = match_utility(self.met, np.array([away]), np.array([opp_away]), self.cube.value.copy())
         return int(ExportedAgent(self.model, self.ply).choose(self.variant, board[None], dice[None], after,
                                                                utility=utility)[0])
 
@@ -340,9 +338,9 @@ class TerminalGame:
             return self.play_game()
         games = 0
         while max(self.score) < self.match_length:
-            need = [self.match_length - s for s in self.score]
-            self.crawford = 1 in need and not self.crawford_done       # the first game at 1-away
-            self.crawford_done = self.crawford_done or 1 in need
+            need = np.array([self.match_length - s for s in self.score])
+            crawford, done = cube_math.crawford_game(need, self.crawford_done)
+            self.crawford, self.crawford_done = bool(crawford), bool(done)
             self.cube = CubeState.centred(1)
             self.ids = np.array([games], dtype=np.int64)
             games += 1
@@ -350,7 +348,7 @@ class TerminalGame:
                      f"({self.match_length}-point match{', the Crawford game: no cube' if self.crawford else ''})")
             end = self.play_game()
             winner = HUMAN if end["winner"] == "you" else BOT
-            self.score[winner] += min(end["points"], need[winner])
+            self.score[winner] += int(cube_math.match_award(end["points"], need[winner]))
             self.say(f"Score: you {self.score[HUMAN]}, the bot {self.score[BOT]} ({self.match_length}-point match)")
         winner = HUMAN if self.score[HUMAN] >= self.match_length else BOT
         who = "You win" if winner == HUMAN else "The bot wins"
